@@ -1,0 +1,434 @@
+"""The response-schema interpreter: transformers 5.14.1's ``recursive_parse``, plus a trace.
+
+Every step follows the runtime's order and its checks, so that a value or an error here is the
+value or error ``tokenizer.parse_response`` gives. One walk serves both entry points: with
+tracing off it only computes the value; with tracing on it also records, for each schema node
+visited, where its input sits in the raw text and what each regex matched.
+
+Where content came from is tracked alongside it as a *loc*:
+  int        the content is the raw slice text[loc : loc + len(content)]
+  _JsonAt    the content was parsed from the JSON text at text[start:end]
+  dict/list  a structure built from regex groups: the loc of each member
+  None       not traceable to one raw slice (rewritten, transformed, or None)
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jmespath
+
+from . import trace as tr
+from .errors import ParseFailure, SchemaTypeError, SchemaValueError
+from .gemma4 import gemma4_to_json
+from .json_spans import member_spans, value_bounds
+from .pointer import escape
+from .regexes import DEFAULT_TIME_LIMIT, Matcher, matcher
+
+_REGEX_KEYS = ("x-regex", "x-regex-iterator", "x-regex-key-value", "x-regex-substitutions")
+
+
+class _JsonAt:
+    __slots__ = ("start", "end")
+
+    def __init__(self, start: int, end: int) -> None:
+        self.start, self.end = start, end
+
+
+def _preview(value: Any, limit: int = 200) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _type_name(value: Any) -> str:
+    return type(value).__name__
+
+
+def _group_value(m) -> dict | str | None:
+    """What one match hands on: its named groups that took part, else its single unnamed group."""
+    named = m.groupdict()
+    if named:
+        return {k: v for k, v in named.items() if v is not None}
+    groups = m.groups()
+    if len(groups) > 1:
+        raise SchemaValueError(f"regex has {len(groups)} unnamed groups; use one, or name them: {_preview(groups)}")
+    if not groups:
+        raise SchemaValueError(f"regex has no capture group; matched {_preview(m.group(0))}")
+    return groups[0]
+
+
+def _group_loc(m, base: int | None, value: Any) -> Any:
+    """The loc of what _group_value returned, for a match found in text starting at ``base``."""
+    if base is None:
+        return None
+    if isinstance(value, dict):
+        return {k: base + m.start(k) for k in value}
+    if value is None:
+        return None
+    return base + m.start(1)
+
+
+_GROUP_NAMES: dict = {}
+
+
+def _record(m, key: str, index: int, base: int | None, substitution: int | None = None) -> tr.RegexMatch:
+    names = _GROUP_NAMES.get(m.re)
+    if names is None:
+        by_index = {i: name for name, i in m.re.groupindex.items()}
+        names = _GROUP_NAMES[m.re] = tuple(by_index.get(i, i) for i in range(1, m.re.groups + 1))
+    groups = []
+    for i, name in enumerate(names, 1):
+        s, e = m.span(i)
+        if s < 0:
+            groups.append(tr.Group(name, None))
+        elif base is None:
+            groups.append(tr.Group(name, None, (s, e)))
+        else:
+            groups.append(tr.Group(name, (base + s, base + e)))
+    s, e = m.span()
+    if base is None:
+        return tr.RegexMatch(key, index, None, groups, relative=(s, e), substitution=substitution)
+    return tr.RegexMatch(key, index, (base + s, base + e), groups, substitution=substitution)
+
+
+class _Run:
+    """One parse: the matcher (with its deadline) and, when tracing, the raw text."""
+
+    def __init__(self, m: Matcher, text: str | None) -> None:
+        self.m = m
+        self.text = text  # None when not tracing
+
+    def node(self, content: Any, schema: Any, seg: str, loc: Any, tn: tr.TraceNode | None) -> Any:
+        try:
+            value = self._node(content, schema, loc, tn)
+        except ParseFailure as exc:
+            self._fail(exc, seg, tn)
+            raise
+        except RecursionError:
+            raise
+        except Exception as exc:  # the runtime would raise this raw; give it a path
+            failure = (SchemaValueError if isinstance(exc, ValueError) else SchemaTypeError)(
+                f"{_type_name(exc)}: {exc}"
+            )
+            self._fail(failure, seg, tn)
+            raise failure from None
+        if tn is not None:
+            tn.value = value
+        return value
+
+    @staticmethod
+    def _fail(exc: ParseFailure, seg: str, tn: tr.TraceNode | None) -> None:
+        if tn is not None and not exc._segments:
+            tn.error = exc.message
+        exc.add_segment(seg)
+
+    def child(self, content, schema, seg, loc, parent, key, via, near):
+        tn = None
+        if parent is not None:
+            tn = tr.TraceNode(parent.path + seg, schema, key, via, source_span=near)
+            parent.children.append(tn)
+        return self.node(content, schema, seg, loc, tn)
+
+    def _describe(self, tn: tr.TraceNode, content: Any, loc: Any) -> Any:
+        """Fill in how the node's input relates to the raw text; returns the loc to carry on with."""
+        if isinstance(loc, _JsonAt):
+            s, e = loc.start, loc.end
+            if isinstance(content, str) and self.text[s] == '"' and self.text[s + 1 : e - 1] == content:
+                loc = s + 1  # a JSON string without escapes is a raw slice after all
+            else:
+                tn.input_kind, tn.source_span = tr.JSON, (s, e)
+                return loc
+        if isinstance(loc, int) and isinstance(content, str):
+            tn.input_kind = tr.RAW
+            tn.span = tn.source_span = (loc, loc + len(content))
+            return loc
+        tn.input_kind = tr.STRUCTURED if isinstance(loc, (dict, list)) else tr.DERIVED
+        return loc
+
+    def _node(self, content: Any, schema: Any, loc: Any, tn: tr.TraceNode | None) -> Any:
+        if "const" in schema:
+            return schema["const"]
+        if content is None:
+            return None
+        get = schema.get
+        node_type = get("type")
+        near = None
+        if tn is not None:
+            loc = self._describe(tn, content, loc)
+            near = tn.source_span
+        has_regex = any(key in schema for key in _REGEX_KEYS)
+        if has_regex and not isinstance(content, str):
+            raise SchemaTypeError(
+                f"node has a regex or substitution but got {_type_name(content)} input: {_preview(content)}"
+            )
+
+        for index, sub in enumerate(get("x-regex-substitutions", [])):
+            pattern, repl = sub[0], sub[1]
+            if tn is None:
+                content = self.m.subn(pattern, repl, content)[0]
+                continue
+            base = loc if isinstance(loc, int) else None
+            content, found = self.m.sub_matches(pattern, repl, content)
+            tn.matches.extend(
+                _record(m, "x-regex-substitutions", i, base, substitution=index) for i, m in enumerate(found)
+            )
+            if found:
+                loc = None  # rewritten: no longer a slice of the raw text
+
+        regex_pattern = get("x-regex")
+        iterator_pattern = get("x-regex-iterator")
+        kv_pattern = get("x-regex-key-value")
+
+        if regex_pattern is not None:
+            m = self.m.search(regex_pattern, content)
+            if not m:
+                if tn is not None:
+                    tn.no_match = "x-regex"
+                return None
+            value = _group_value(m)
+            if tn is not None:
+                base = loc if isinstance(loc, int) else None
+                record = _record(m, "x-regex", 0, base)
+                tn.matches.append(record)
+                near = record.span or near
+                loc = _group_loc(m, base, value)
+            content = value
+
+        if iterator_pattern is not None:
+            if node_type != "array":
+                raise SchemaTypeError(f"a node of type {node_type!r} cannot use x-regex-iterator (only 'array')")
+            if tn is None:
+                content = [_group_value(m) for m in self.m.finditer(iterator_pattern, content)]
+            else:
+                base = loc if isinstance(loc, int) else None
+                items, locs = [], []
+                for i, m in enumerate(self.m.finditer(iterator_pattern, content)):
+                    value = _group_value(m)
+                    tn.matches.append(_record(m, "x-regex-iterator", i, base))
+                    items.append(value)
+                    locs.append(_group_loc(m, base, value))
+                content, loc = items, locs
+            if not content:
+                if tn is not None:
+                    tn.no_match = "x-regex-iterator"
+                return None
+
+        if kv_pattern is not None:
+            if node_type != "object":
+                raise SchemaTypeError(f"a node of type {node_type!r} cannot use x-regex-key-value (only 'object')")
+            pairs: dict = {}
+            pair_locs: dict = {}
+            base = loc if (tn is not None and isinstance(loc, int)) else None
+            for i, m in enumerate(self.m.finditer(kv_pattern, content)):
+                groups = _group_value(m)
+                if not isinstance(groups, dict) or "key" not in groups or "value" not in groups:
+                    raise SchemaValueError(
+                        f"x-regex-key-value needs named groups 'key' and 'value' in every match; got {_preview(groups)}"
+                    )
+                pairs[groups["key"]] = groups["value"]
+                if tn is not None:
+                    tn.matches.append(_record(m, "x-regex-key-value", i, base))
+                    pair_locs[groups["key"]] = None if base is None else base + m.start("value")
+            content, loc = pairs, pair_locs
+            if not content:
+                if tn is not None:
+                    tn.no_match = "x-regex-key-value"
+                return None
+
+        if "x-parser" in schema:
+            content, loc = self._parser(schema, content, loc)
+
+        if node_type == "object":
+            return self._object(schema, content, loc, tn, near)
+        if node_type == "array":
+            return self._array(schema, content, loc, tn, near)
+        if node_type == "string":
+            if not isinstance(content, str):
+                raise SchemaTypeError(f"type 'string' needs a string, got {_type_name(content)}: {_preview(content)}")
+            return content
+        if node_type == "integer":
+            if isinstance(content, int):
+                return content
+            if not isinstance(content, str):
+                raise SchemaTypeError(f"type 'integer' needs a string or int, got {_type_name(content)}: {_preview(content)}")
+            try:
+                return int(content)
+            except ValueError:
+                raise SchemaValueError(f"type 'integer', but the content is not a valid integer: {_preview(content)}") from None
+        if node_type == "number":
+            if isinstance(content, (int, float)):
+                return float(content)
+            if not isinstance(content, str):
+                raise SchemaTypeError(f"type 'number' needs a string or number, got {_type_name(content)}: {_preview(content)}")
+            try:
+                return float(content)
+            except ValueError:
+                raise SchemaValueError(f"type 'number', but the content is not a valid number: {_preview(content)}") from None
+        if node_type == "boolean":
+            if isinstance(content, bool):
+                return content
+            if not isinstance(content, str):
+                raise SchemaTypeError(f"type 'boolean' needs a string or bool, got {_type_name(content)}: {_preview(content)}")
+            lowered = content.lower()
+            if lowered in ("true", "1"):
+                return True
+            if lowered in ("false", "0"):
+                return False
+            raise SchemaValueError(f"type 'boolean', but the content is not true/false/1/0: {_preview(content)}")
+        if node_type is None or node_type == "any":
+            return content
+        raise SchemaTypeError(f"unsupported type {_preview(node_type)}")
+
+    def _parser(self, schema: dict, content: Any, loc: Any) -> tuple[Any, Any]:
+        parser = schema["x-parser"]
+        if parser == "gemma4-tool-call":
+            if not isinstance(content, str):
+                raise SchemaTypeError(f"x-parser 'gemma4-tool-call' needs a string, got {_type_name(content)}: {_preview(content)}")
+            content, loc = gemma4_to_json(content), None
+            parser = "json"
+        if parser != "json":
+            raise SchemaValueError(f"unknown x-parser {_preview(parser)} (known: 'json', 'gemma4-tool-call')")
+        if not isinstance(content, str):
+            raise SchemaTypeError(f"x-parser 'json' needs a string, got {_type_name(content)}: {_preview(content)}")
+        args = schema.get("x-parser-args", {})
+        transform = args.get("transform")
+        allow_non_json = args.get("allow_non_json", False)
+        try:
+            parsed = json.loads(content)
+        except json.JSONDecodeError as exc:
+            if not allow_non_json:
+                raise SchemaValueError(
+                    f"content is not valid JSON ({exc}); set x-parser-args.allow_non_json to accept plain text. "
+                    f"Content: {_preview(content)}"
+                ) from None
+            parsed = content
+        else:
+            if isinstance(loc, int) and self.text is not None:
+                loc = _JsonAt(*value_bounds(self.text, loc, loc + len(content)))
+        if transform is not None:
+            parsed = jmespath.search(args["transform"], parsed)
+            loc = None
+        return parsed, loc
+
+    def _member_locs(self, content: Any, loc: Any) -> Any:
+        """The loc of each member of a dict or list content, or None."""
+        if isinstance(loc, _JsonAt):
+            spans = member_spans(self.text, loc.start, loc.end)
+            if spans is None:
+                return None
+            if isinstance(spans, dict):
+                return {k: _JsonAt(*span) for k, span in spans.items()}
+            return [_JsonAt(*span) for span in spans]
+        return loc if isinstance(loc, (dict, list)) else None
+
+    def _object(self, schema: dict, content: Any, loc: Any, tn, near) -> dict:
+        out: dict = {}
+        if isinstance(content, str):
+            if "properties" not in schema:
+                raise SchemaValueError(
+                    "an object node got a string but has no properties, regex or parser to take it apart: "
+                    + _preview(content)
+                )
+            for key, child in schema["properties"].items():
+                value = self.child(content, child, "/properties/" + escape(key), loc, tn, key, None, near)
+                if value is not None:
+                    out[key] = value
+        elif isinstance(content, dict):
+            locs = self._member_locs(content, loc) if tn is not None else None
+            properties = schema.get("properties", {})
+            for key, child in properties.items():
+                if "const" in child:
+                    out[key] = child["const"]
+                    self._fixed(tn, "/properties/" + escape(key), child, key, "const", out[key])
+                elif key in content:
+                    child_loc = locs.get(key) if locs else None
+                    out[key] = self.child(
+                        content[key], child, "/properties/" + escape(key), child_loc, tn, key, _via(tn), near
+                    )
+                elif "default" in child:
+                    out[key] = child["default"]
+                    self._fixed(tn, "/properties/" + escape(key), child, key, "default", out[key])
+            additional = schema.get("additionalProperties", True)
+            if additional is not False:
+                additional = additional if isinstance(additional, dict) else {}
+                for key, value in content.items():
+                    if key not in schema.get("properties", {}):
+                        child_loc = locs.get(key) if locs else None
+                        out[key] = self.child(
+                            value, additional, "/additionalProperties", child_loc, tn, key, _via(tn), near
+                        )
+        else:
+            raise SchemaTypeError(f"an object node needs a dict or a string, got {_type_name(content)}: {_preview(content)}")
+        missing = [key for key in schema.get("required", []) if key not in out]
+        if missing:
+            raise SchemaValueError(f"required keys {missing} are missing; parsed {_preview(out)}")
+        return out
+
+    @staticmethod
+    def _fixed(tn, seg: str, schema: Any, key: str, via: str, value: Any) -> None:
+        if tn is not None:
+            tn.children.append(tr.TraceNode(tn.path + seg, schema, key, via, value=value))
+
+    def _array(self, schema: dict, content: Any, loc: Any, tn, near) -> list:
+        if not content:
+            return []
+        if "items" in schema:
+            if not isinstance(content, list):
+                raise SchemaTypeError(f"an array node with items needs a list, got {_type_name(content)}: {_preview(content)}")
+            item_schema = schema["items"]
+            if tn is None:
+                return [self.node(item, item_schema, "/items", None, None) for item in content]
+            locs = self._member_locs(content, loc)
+            return [
+                self.child(item, item_schema, "/items", locs[i] if locs else None, tn, i, _via(tn), near)
+                for i, item in enumerate(content)
+            ]
+        if "prefixItems" in schema:
+            prefix = schema["prefixItems"]
+            if not isinstance(content, list):
+                if len(prefix) != 1:
+                    raise SchemaTypeError(
+                        f"an array node with {len(prefix)} prefixItems needs a list, got {_type_name(content)}: {_preview(content)}"
+                    )
+                content, loc = [content], [loc]
+            if len(content) != len(prefix):
+                raise SchemaValueError(f"the array has {len(content)} items but prefixItems defines {len(prefix)}")
+            locs = self._member_locs(content, loc) if tn is not None else None
+            return [
+                self.child(item, item_schema, f"/prefixItems/{i}", locs[i] if locs else None, tn, i, _via(tn), near)
+                for i, (item, item_schema) in enumerate(zip(content, prefix))
+            ]
+        raise SchemaValueError("an array node needs items or prefixItems")
+
+
+def _via(tn: tr.TraceNode | None) -> str | None:
+    """How a dict or list node hands members to its children, named by what built the members."""
+    if tn is None:
+        return None
+    for m in reversed(tn.matches):
+        if m.key != "x-regex-substitutions":
+            return m.key
+    if "x-parser" in tn.schema:
+        return "x-parser"
+    return None
+
+
+def parse_response(text: Any, schema: Any, *, time_limit: float = DEFAULT_TIME_LIMIT, backend: str = "auto") -> Any:
+    """What transformers 5.14.1's ``recursive_parse(text, schema)`` returns, or the error it raises
+    (as a ParseFailure naming the node). Never validates the schema first, like the runtime."""
+    with matcher(time_limit, backend) as m:
+        return _Run(m, None).node(text, schema, "", None, None)
+
+
+def trace(text: Any, schema: Any, *, time_limit: float = DEFAULT_TIME_LIMIT, backend: str = "auto") -> tr.Trace:
+    """The value ``parse_response`` gives (or its error) and the trace tree. Never raises a ParseFailure."""
+    root = tr.TraceNode("", schema, None, None)
+    result = tr.Trace(text if isinstance(text, str) else "", root)
+    raw = text if isinstance(text, str) else None
+    with matcher(time_limit, backend) as m:
+        try:
+            result.value = _Run(m, raw).node(text, schema, "", 0 if raw is not None else None, root)
+        except ParseFailure as exc:
+            result.error = exc
+    return result
