@@ -1,5 +1,5 @@
 """workbench: write and debug transformers response schemas against real model output."""
 
-from .engine import ParseFailure, parse_response, trace
+from .engine import ParseFailure, Problem, Trace, TraceNode, parse_response, trace, validate
 
-__all__ = ["ParseFailure", "parse_response", "trace"]
+__all__ = ["ParseFailure", "Problem", "Trace", "TraceNode", "parse_response", "trace", "validate"]

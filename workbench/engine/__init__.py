@@ -3,9 +3,16 @@
 from .errors import ParseFailure, RegexTimeout, SchemaTypeError, SchemaValueError
 from .parse import parse_response, trace
 from .regexes import DEFAULT_TIME_LIMIT
-from .trace import Trace, TraceNode
+from .trace_tree import MISSING, Trace, TraceNode
+from .validate import ERROR, WARNING, Problem, errors, validate
 
 __all__ = [
+    "MISSING",
+    "ERROR",
+    "WARNING",
+    "Problem",
+    "errors",
+    "validate",
     "DEFAULT_TIME_LIMIT",
     "ParseFailure",
     "RegexTimeout",

@@ -14,19 +14,18 @@ Where content came from is tracked alongside it as a *loc*:
 
 from __future__ import annotations
 
+import gc
 import json
 from typing import Any
 
 import jmespath
 
-from . import trace as tr
+from . import trace_tree as tr
 from .errors import ParseFailure, SchemaTypeError, SchemaValueError
 from .gemma4 import gemma4_to_json
-from .json_spans import member_spans, value_bounds
+from .json_spans import value_bounds
 from .pointer import escape
 from .regexes import DEFAULT_TIME_LIMIT, Matcher, matcher
-
-_REGEX_KEYS = ("x-regex", "x-regex-iterator", "x-regex-key-value", "x-regex-substitutions")
 
 
 class _JsonAt:
@@ -34,6 +33,17 @@ class _JsonAt:
 
     def __init__(self, start: int, end: int) -> None:
         self.start, self.end = start, end
+
+
+class _JsonPath:
+    """The loc of a member of a JSON container: the container's JSON text is text[start:end] and
+    ``keys`` lead from it to the member. Its exact span is found only when asked for
+    (Trace.locate), since scanning every JSON value twice would double the cost of a trace."""
+
+    __slots__ = ("start", "end", "keys")
+
+    def __init__(self, start: int, end: int, keys: tuple) -> None:
+        self.start, self.end, self.keys = start, end, keys
 
 
 def _preview(value: Any, limit: int = 200) -> str:
@@ -69,41 +79,21 @@ def _group_loc(m, base: int | None, value: Any) -> Any:
     return base + m.start(1)
 
 
-_GROUP_NAMES: dict = {}
-
-
-def _record(m, key: str, index: int, base: int | None, substitution: int | None = None) -> tr.RegexMatch:
-    names = _GROUP_NAMES.get(m.re)
-    if names is None:
-        by_index = {i: name for name, i in m.re.groupindex.items()}
-        names = _GROUP_NAMES[m.re] = tuple(by_index.get(i, i) for i in range(1, m.re.groups + 1))
-    groups = []
-    for i, name in enumerate(names, 1):
-        s, e = m.span(i)
-        if s < 0:
-            groups.append(tr.Group(name, None))
-        elif base is None:
-            groups.append(tr.Group(name, None, (s, e)))
-        else:
-            groups.append(tr.Group(name, (base + s, base + e)))
-    s, e = m.span()
-    if base is None:
-        return tr.RegexMatch(key, index, None, groups, relative=(s, e), substitution=substitution)
-    return tr.RegexMatch(key, index, (base + s, base + e), groups, substitution=substitution)
-
-
 class _Run:
     """One parse: the matcher (with its deadline) and, when tracing, the raw text."""
 
-    def __init__(self, m: Matcher, text: str | None) -> None:
+    def __init__(self, m: Matcher, text: str | None, members: dict | None = None) -> None:
         self.m = m
         self.text = text  # None when not tracing
+        self.members = members  # the trace's cache of JSON member spans
 
-    def node(self, content: Any, schema: Any, seg: str, loc: Any, tn: tr.TraceNode | None) -> Any:
+    def node(self, content: Any, schema: Any, prefix: str, key: Any, loc: Any, tn: tr.TraceNode | None) -> Any:
+        """One schema node, reached from its parent through ``prefix`` + ``key`` (its pointer
+        segment, built only if it fails, to keep the hot path lean)."""
         try:
             value = self._node(content, schema, loc, tn)
         except ParseFailure as exc:
-            self._fail(exc, seg, tn)
+            self._fail(exc, prefix, key, tn)
             raise
         except RecursionError:
             raise
@@ -111,34 +101,37 @@ class _Run:
             failure = (SchemaValueError if isinstance(exc, ValueError) else SchemaTypeError)(
                 f"{_type_name(exc)}: {exc}"
             )
-            self._fail(failure, seg, tn)
+            self._fail(failure, prefix, key, tn)
             raise failure from None
         if tn is not None:
             tn.value = value
         return value
 
     @staticmethod
-    def _fail(exc: ParseFailure, seg: str, tn: tr.TraceNode | None) -> None:
+    def _fail(exc: ParseFailure, prefix: str, key: Any, tn: tr.TraceNode | None) -> None:
         if tn is not None and not exc._segments:
             tn.error = exc.message
-        exc.add_segment(seg)
+        exc.add_segment(prefix if key is None else prefix + escape(key))
 
-    def child(self, content, schema, seg, loc, parent, key, via, near):
-        tn = None
-        if parent is not None:
-            tn = tr.TraceNode(parent.path + seg, schema, key, via, source_span=near)
-            parent.children.append(tn)
-        return self.node(content, schema, seg, loc, tn)
+    def child(self, content, schema, prefix, key, loc, parent, via, near):
+        """A child node; with tracing, its TraceNode is added to ``parent`` first. Without, the
+        call goes straight to _node: parse_response finds the failing node's path afterwards."""
+        if parent is None:
+            return self._node(content, schema, None, None)
+        tn = tr.TraceNode(parent.path + (prefix if key is None else prefix + escape(key)), schema, key, via, source_span=near)
+        parent.children.append(tn)
+        return self.node(content, schema, prefix, key, loc, tn)
 
-    def _describe(self, tn: tr.TraceNode, content: Any, loc: Any) -> Any:
+    def _describe(self, tn: tr.TraceNode, content: Any, loc: Any, schema: dict) -> Any:
         """Fill in how the node's input relates to the raw text; returns the loc to carry on with."""
-        if isinstance(loc, _JsonAt):
-            s, e = loc.start, loc.end
-            if isinstance(content, str) and self.text[s] == '"' and self.text[s + 1 : e - 1] == content:
-                loc = s + 1  # a JSON string without escapes is a raw slice after all
-            else:
-                tn.input_kind, tn.source_span = tr.JSON, (s, e)
+        if isinstance(loc, _JsonPath):
+            tn.input_kind, tn.json_origin = tr.JSON, (loc.start, loc.end, loc.keys)
+            if not (isinstance(content, str) and _wants_raw(schema)):
                 return loc
+            tr.locate(self.text, tn, self.members)  # its regexes should report raw spans: locate it now
+            if tn.span is None:
+                return None
+            loc = tn.span[0]
         if isinstance(loc, int) and isinstance(content, str):
             tn.input_kind = tr.RAW
             tn.span = tn.source_span = (loc, loc + len(content))
@@ -155,26 +148,27 @@ class _Run:
         node_type = get("type")
         near = None
         if tn is not None:
-            loc = self._describe(tn, content, loc)
+            loc = self._describe(tn, content, loc, schema)
             near = tn.source_span
-        has_regex = any(key in schema for key in _REGEX_KEYS)
-        if has_regex and not isinstance(content, str):
+        has_subs = "x-regex-substitutions" in schema
+        if (
+            has_subs or "x-regex" in schema or "x-regex-iterator" in schema or "x-regex-key-value" in schema
+        ) and not isinstance(content, str):
             raise SchemaTypeError(
                 f"node has a regex or substitution but got {_type_name(content)} input: {_preview(content)}"
             )
 
-        for index, sub in enumerate(get("x-regex-substitutions", [])):
-            pattern, repl = sub[0], sub[1]
-            if tn is None:
-                content = self.m.subn(pattern, repl, content)[0]
-                continue
-            base = loc if isinstance(loc, int) else None
-            content, found = self.m.sub_matches(pattern, repl, content)
-            tn.matches.extend(
-                _record(m, "x-regex-substitutions", i, base, substitution=index) for i, m in enumerate(found)
-            )
-            if found:
-                loc = None  # rewritten: no longer a slice of the raw text
+        if has_subs:
+            for index, sub in enumerate(schema["x-regex-substitutions"]):
+                pattern, repl = sub[0], sub[1]
+                if tn is None:
+                    content = self.m.subn(pattern, repl, content)[0]
+                    continue
+                base = loc if isinstance(loc, int) else None
+                content, found = self.m.sub_matches(pattern, repl, content)
+                tn.found.extend(("x-regex-substitutions", i, m, base, index) for i, m in enumerate(found))
+                if found:
+                    loc = None  # rewritten: no longer a slice of the raw text
 
         regex_pattern = get("x-regex")
         iterator_pattern = get("x-regex-iterator")
@@ -189,9 +183,9 @@ class _Run:
             value = _group_value(m)
             if tn is not None:
                 base = loc if isinstance(loc, int) else None
-                record = _record(m, "x-regex", 0, base)
-                tn.matches.append(record)
-                near = record.span or near
+                tn.found.append(("x-regex", 0, m, base, None))
+                if base is not None:
+                    near = (base + m.start(), base + m.end())
                 loc = _group_loc(m, base, value)
             content = value
 
@@ -205,7 +199,7 @@ class _Run:
                 items, locs = [], []
                 for i, m in enumerate(self.m.finditer(iterator_pattern, content)):
                     value = _group_value(m)
-                    tn.matches.append(_record(m, "x-regex-iterator", i, base))
+                    tn.found.append(("x-regex-iterator", i, m, base, None))
                     items.append(value)
                     locs.append(_group_loc(m, base, value))
                 content, loc = items, locs
@@ -228,7 +222,7 @@ class _Run:
                     )
                 pairs[groups["key"]] = groups["value"]
                 if tn is not None:
-                    tn.matches.append(_record(m, "x-regex-key-value", i, base))
+                    tn.found.append(("x-regex-key-value", i, m, base, None))
                     pair_locs[groups["key"]] = None if base is None else base + m.start("value")
             content, loc = pairs, pair_locs
             if not content:
@@ -311,16 +305,12 @@ class _Run:
             loc = None
         return parsed, loc
 
-    def _member_locs(self, content: Any, loc: Any) -> Any:
+    @staticmethod
+    def _member_locs(content: Any, loc: Any) -> Any:
         """The loc of each member of a dict or list content, or None."""
         if isinstance(loc, _JsonAt):
-            spans = member_spans(self.text, loc.start, loc.end)
-            if spans is None:
-                return None
-            if isinstance(spans, dict):
-                return {k: _JsonAt(*span) for k, span in spans.items()}
-            return [_JsonAt(*span) for span in spans]
-        return loc if isinstance(loc, (dict, list)) else None
+            return _JsonPath(loc.start, loc.end, ())
+        return loc if isinstance(loc, (dict, list, _JsonPath)) else None
 
     def _object(self, schema: dict, content: Any, loc: Any, tn, near) -> dict:
         out: dict = {}
@@ -331,33 +321,30 @@ class _Run:
                     + _preview(content)
                 )
             for key, child in schema["properties"].items():
-                value = self.child(content, child, "/properties/" + escape(key), loc, tn, key, None, near)
+                value = self.child(content, child, "/properties/", key, loc, tn, None, near)
                 if value is not None:
                     out[key] = value
         elif isinstance(content, dict):
-            locs = self._member_locs(content, loc) if tn is not None else None
+            locs = via = None
+            if tn is not None:
+                locs, via = self._member_locs(content, loc), _via(tn)
             properties = schema.get("properties", {})
             for key, child in properties.items():
                 if "const" in child:
                     out[key] = child["const"]
-                    self._fixed(tn, "/properties/" + escape(key), child, key, "const", out[key])
+                    self._fixed(tn, child, key, "const", out[key])
                 elif key in content:
-                    child_loc = locs.get(key) if locs else None
-                    out[key] = self.child(
-                        content[key], child, "/properties/" + escape(key), child_loc, tn, key, _via(tn), near
-                    )
+                    out[key] = self.child(content[key], child, "/properties/", key, _member(locs, key), tn, via, near)
                 elif "default" in child:
                     out[key] = child["default"]
-                    self._fixed(tn, "/properties/" + escape(key), child, key, "default", out[key])
+                    self._fixed(tn, child, key, "default", out[key])
             additional = schema.get("additionalProperties", True)
             if additional is not False:
                 additional = additional if isinstance(additional, dict) else {}
+                known = schema.get("properties", {})
                 for key, value in content.items():
-                    if key not in schema.get("properties", {}):
-                        child_loc = locs.get(key) if locs else None
-                        out[key] = self.child(
-                            value, additional, "/additionalProperties", child_loc, tn, key, _via(tn), near
-                        )
+                    if key not in known:
+                        out[key] = self._extra(value, additional, key, _member(locs, key), tn, via, near)
         else:
             raise SchemaTypeError(f"an object node needs a dict or a string, got {_type_name(content)}: {_preview(content)}")
         missing = [key for key in schema.get("required", []) if key not in out]
@@ -365,10 +352,23 @@ class _Run:
             raise SchemaValueError(f"required keys {missing} are missing; parsed {_preview(out)}")
         return out
 
+    def _extra(self, value, schema, key, loc, tn, via, near):
+        """A key the object's properties do not name, parsed by additionalProperties."""
+        if tn is None:
+            return self._node(value, schema, None, None)
+        child = tr.TraceNode(tn.path + "/additionalProperties", schema, key, via, source_span=near)
+        tn.children.append(child)
+        if not schema and isinstance(loc, _JsonPath):
+            # The usual {} for tool-call arguments hands each value on untouched; skip the walk.
+            child.input_kind, child.json_origin, child.value = tr.JSON, (loc.start, loc.end, loc.keys), value
+            return value
+        return self.node(value, schema, "/additionalProperties", None, loc, child)
+
     @staticmethod
-    def _fixed(tn, seg: str, schema: Any, key: str, via: str, value: Any) -> None:
+    def _fixed(tn, schema: Any, key: str, via: str, value: Any) -> None:
+        """A const or default filled in without parsing (still shown in the trace)."""
         if tn is not None:
-            tn.children.append(tr.TraceNode(tn.path + seg, schema, key, via, value=value))
+            tn.children.append(tr.TraceNode(tn.path + "/properties/" + escape(key), schema, key, via, value=value))
 
     def _array(self, schema: dict, content: Any, loc: Any, tn, near) -> list:
         if not content:
@@ -378,12 +378,15 @@ class _Run:
                 raise SchemaTypeError(f"an array node with items needs a list, got {_type_name(content)}: {_preview(content)}")
             item_schema = schema["items"]
             if tn is None:
-                return [self.node(item, item_schema, "/items", None, None) for item in content]
+                return [self._node(item, item_schema, None, None) for item in content]
             locs = self._member_locs(content, loc)
-            return [
-                self.child(item, item_schema, "/items", locs[i] if locs else None, tn, i, _via(tn), near)
-                for i, item in enumerate(content)
-            ]
+            via = _via(tn)
+            items = []
+            for i, item in enumerate(content):
+                child = tr.TraceNode(tn.path + "/items", item_schema, i, via, source_span=near)
+                tn.children.append(child)
+                items.append(self.node(item, item_schema, "/items", None, _member(locs, i), child))
+            return items
         if "prefixItems" in schema:
             prefix = schema["prefixItems"]
             if not isinstance(content, list):
@@ -396,19 +399,35 @@ class _Run:
                 raise SchemaValueError(f"the array has {len(content)} items but prefixItems defines {len(prefix)}")
             locs = self._member_locs(content, loc) if tn is not None else None
             return [
-                self.child(item, item_schema, f"/prefixItems/{i}", locs[i] if locs else None, tn, i, _via(tn), near)
+                self.child(item, item_schema, "/prefixItems/", i, _member(locs, i), tn, _via(tn), near)
                 for i, (item, item_schema) in enumerate(zip(content, prefix))
             ]
         raise SchemaValueError("an array node needs items or prefixItems")
+
+
+def _wants_raw(schema: Any) -> bool:
+    return isinstance(schema, dict) and (
+        "x-regex" in schema or "x-regex-iterator" in schema or "x-regex-key-value" in schema or "x-regex-substitutions" in schema
+    )
+
+
+def _member(locs: Any, key: Any) -> Any:
+    if locs is None:
+        return None
+    if isinstance(locs, _JsonPath):
+        return _JsonPath(locs.start, locs.end, locs.keys + (key,))
+    if isinstance(locs, dict):
+        return locs.get(key)
+    return locs[key] if key < len(locs) else None
 
 
 def _via(tn: tr.TraceNode | None) -> str | None:
     """How a dict or list node hands members to its children, named by what built the members."""
     if tn is None:
         return None
-    for m in reversed(tn.matches):
-        if m.key != "x-regex-substitutions":
-            return m.key
+    for found in reversed(tn.found):
+        if found[0] != "x-regex-substitutions":
+            return found[0]
     if "x-parser" in tn.schema:
         return "x-parser"
     return None
@@ -418,7 +437,16 @@ def parse_response(text: Any, schema: Any, *, time_limit: float = DEFAULT_TIME_L
     """What transformers 5.14.1's ``recursive_parse(text, schema)`` returns, or the error it raises
     (as a ParseFailure naming the node). Never validates the schema first, like the runtime."""
     with matcher(time_limit, backend) as m:
-        return _Run(m, None).node(text, schema, "", None, None)
+        try:
+            return _Run(m, None)._node(text, schema, None, None)
+        except RecursionError:
+            raise
+        except Exception:
+            pass  # the fast walk keeps no path: the traced walk below finds the node
+    result = trace(text, schema, time_limit=time_limit, backend=backend)
+    if result.error is not None:
+        raise result.error
+    raise SchemaValueError("the parse failed but could not be retraced")  # pragma: no cover
 
 
 def trace(text: Any, schema: Any, *, time_limit: float = DEFAULT_TIME_LIMIT, backend: str = "auto") -> tr.Trace:
@@ -426,9 +454,17 @@ def trace(text: Any, schema: Any, *, time_limit: float = DEFAULT_TIME_LIMIT, bac
     root = tr.TraceNode("", schema, None, None)
     result = tr.Trace(text if isinstance(text, str) else "", root)
     raw = text if isinstance(text, str) else None
-    with matcher(time_limit, backend) as m:
-        try:
-            result.value = _Run(m, raw).node(text, schema, "", 0 if raw is not None else None, root)
-        except ParseFailure as exc:
-            result.error = exc
+    # The tree holds thousands of small linked objects: collecting cycles while it grows would
+    # rescan it again and again, so the collector waits until the tree is built.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        with matcher(time_limit, backend) as m:
+            try:
+                result.value = _Run(m, raw, result.members).node(text, schema, "", None, 0 if raw is not None else None, root)
+            except ParseFailure as exc:
+                result.error = exc
+    finally:
+        if collecting:
+            gc.enable()
     return result

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 
+
+@lru_cache(maxsize=4096)  # the same property names recur in every traced tool call
 def escape(segment: object) -> str:
     return str(segment).replace("~", "~0").replace("/", "~1")
 

@@ -45,6 +45,7 @@ def check_pattern(pattern: object) -> str:
 @lru_cache(maxsize=2048)
 def compile_re(pattern: str) -> re.Pattern:
     """Compile as transformers does (``re``, DOTALL); a bad pattern is an error naming the offset."""
+    check_pattern(pattern)
     try:
         with warnings.catch_warnings():
             # "Possible nested set" and friends: validate() reports them; a parse stays quiet.
@@ -166,6 +167,9 @@ class Matcher:
         self.limit = limit
         self.use_signal = use_signal
         self._end = time.monotonic() + limit
+        if use_signal:  # the hot path: plain re calls, the timer does the limiting
+            self.search = _re_search
+            self.finditer = _re_finditer
 
     def _remaining(self) -> float:
         left = self._end - time.monotonic()
@@ -174,21 +178,12 @@ class Matcher:
         return left
 
     def search(self, pattern: object, text: str):
-        pattern = check_pattern(pattern)
-        if self.use_signal:
-            return compile_re(pattern).search(text)
         try:
             return compile_regex_module(pattern).search(text, timeout=self._remaining(), concurrent=True)
         except TimeoutError:
             raise _timeout_error(self.limit) from None
 
     def finditer(self, pattern: object, text: str) -> Iterator:
-        pattern = check_pattern(pattern)
-        if self.use_signal:
-            return compile_re(pattern).finditer(text)
-        return self._finditer_regex(pattern, text)
-
-    def _finditer_regex(self, pattern: str, text: str) -> Iterator:
         compiled = compile_regex_module(pattern)
         try:
             yield from compiled.finditer(text, timeout=self._remaining(), concurrent=True)
@@ -233,6 +228,14 @@ class Matcher:
         except re.error as exc:
             raise SchemaValueError(f"invalid substitution {repl!r}: {exc.msg}") from None
         return compiled_re
+
+
+def _re_search(pattern: str, text: str):
+    return compile_re(pattern).search(text)
+
+
+def _re_finditer(pattern: str, text: str) -> Iterator:
+    return compile_re(pattern).finditer(text)
 
 
 class _AlarmState:

@@ -9,11 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
 
+from .json_spans import member_spans
+
 Span = tuple[int, int]
 
 # How a node's input relates to the raw text:
 RAW = "raw"  # the input is exactly text[start:end] (``span`` is set)
-JSON = "json"  # the input was parsed from the JSON text at ``source_span``
+JSON = "json"  # the input was parsed from JSON: from the text at ``source_span`` once located
 DERIVED = "derived"  # rewritten (substitutions, gemma4 conversion, jmespath); ``source_span`` is
 #                      the nearest raw text it came from
 STRUCTURED = "structured"  # a dict or list built from regex groups; ``source_span`` is the match
@@ -59,11 +61,24 @@ class TraceNode:
     input_kind: str = NONE
     span: Optional[Span] = None  # set only when input_kind is RAW
     source_span: Optional[Span] = None  # nearest raw text the input came from
-    matches: list[RegexMatch] = field(default_factory=list)
+    # Raw matches as (key, index, match, base offset or None, substitution index); turned into
+    # RegexMatch objects only when someone reads ``matches``, so tracing stays cheap.
+    found: list = field(default_factory=list, repr=False)
     children: list["TraceNode"] = field(default_factory=list)
     value: Any = MISSING
     error: str | None = None
     no_match: str | None = None  # the x- key that found nothing, when that ended the node
+    # For a JSON member not located yet: (start, end, keys), the JSON text holding it and the
+    # keys leading to it. No links between nodes but parent -> child, so a dropped tree is freed
+    # at once by reference counting rather than left for the cycle collector.
+    json_origin: Optional[tuple] = None
+    _matches: Optional[list[RegexMatch]] = field(default=None, repr=False)
+
+    @property
+    def matches(self) -> list[RegexMatch]:
+        if self._matches is None or len(self._matches) != len(self.found):
+            self._matches = [build_match(*found) for found in self.found]
+        return self._matches
 
     def walk(self) -> Iterator["TraceNode"]:
         stack = [self]
@@ -97,6 +112,31 @@ class TraceNode:
         return out
 
 
+_GROUP_NAMES: dict = {}
+
+
+def build_match(key: str, index: int, m, base: int | None, substitution: int | None) -> RegexMatch:
+    """A RegexMatch from a re (or regex) match found in text that starts at ``base`` in the raw
+    output (None: the text searched was rewritten, so only relative offsets are known)."""
+    names = _GROUP_NAMES.get(m.re)
+    if names is None:
+        by_index = {i: name for name, i in m.re.groupindex.items()}
+        names = _GROUP_NAMES[m.re] = tuple(by_index.get(i, i) for i in range(1, m.re.groups + 1))
+    groups = []
+    for i, name in enumerate(names, 1):
+        s, e = m.span(i)
+        if s < 0:
+            groups.append(Group(name, None))
+        elif base is None:
+            groups.append(Group(name, None, (s, e)))
+        else:
+            groups.append(Group(name, (base + s, base + e)))
+    s, e = m.span()
+    if base is None:
+        return RegexMatch(key, index, None, groups, relative=(s, e), substitution=substitution)
+    return RegexMatch(key, index, (base + s, base + e), groups, substitution=substitution)
+
+
 def _match_dict(m: RegexMatch) -> dict:
     out: dict[str, Any] = {"key": m.key, "index": m.index}
     if m.substitution is not None:
@@ -119,6 +159,7 @@ class Trace:
     root: TraceNode
     value: Any = None
     error: Exception | None = None
+    members: dict = field(default_factory=dict, repr=False)  # (start, end) -> member spans
 
     @property
     def ok(self) -> bool:
@@ -134,3 +175,41 @@ class Trace:
     def nodes_at(self, path: str) -> list[TraceNode]:
         """Every visit of one schema node (an ``items`` node is visited once per item)."""
         return [n for n in self.root.walk() if n.path == path]
+
+    def locate(self, node: TraceNode) -> Optional[Span]:
+        """The node's exact source span, locating JSON members on demand."""
+        locate(self.text, node, self.members)
+        return node.source_span
+
+    def locate_all(self) -> "Trace":
+        for node in self.root.walk():
+            locate(self.text, node, self.members)
+        return self
+
+
+def locate(text: str, node: TraceNode, cache: dict) -> None:
+    """Find where a JSON member node's value stands in the raw text."""
+    if node.json_origin is None:
+        return
+    start, end, keys = node.json_origin
+    node.json_origin = None
+    for key in keys:
+        spans = cache.get((start, end))
+        if spans is None:
+            spans = cache[(start, end)] = member_spans(text, start, end) or {}
+        try:
+            start, end = spans[key]
+        except (KeyError, IndexError, TypeError):
+            return
+    node.source_span = (start, end)
+    if text[start] == '"' and isinstance(node_input := _string_input(node), str) and text[start + 1 : end - 1] == node_input:
+        node.input_kind = RAW  # a JSON string without escapes is a raw slice after all
+        node.span = node.source_span = (start + 1, end - 1)
+
+
+def _string_input(node: TraceNode) -> Any:
+    """The decoded string a JSON member node received (its value, for a plain string node)."""
+    schema = node.schema if isinstance(node.schema, dict) else {}
+    if any(k.startswith("x-") for k in schema if isinstance(k, str)) or "const" in schema:
+        return None
+    return node.value if isinstance(node.value, str) else None

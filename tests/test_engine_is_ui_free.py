@@ -1,0 +1,16 @@
+"""The engine stays UI-free: importing it (and using it) never loads Textual."""
+
+import subprocess
+import sys
+
+
+def test_engine_imports_no_textual():
+    code = (
+        "import sys, workbench, workbench.engine, workbench.files\n"
+        "workbench.trace('<think>x</think>y', {'type': 'object', 'properties': {'c': {'type': 'string'}}})\n"
+        "workbench.validate({'type': 'object'})\n"
+        "bad = sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))\n"
+        "assert not bad, bad\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr

@@ -1,0 +1,79 @@
+"""validate(): every problem with its path; errors only for what can never work."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from workbench import validate
+from workbench.engine import ERROR, WARNING
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def problems_at(schema) -> dict[str, tuple[str, str]]:
+    return {p.path: (p.severity, p.message) for p in validate(schema)}
+
+
+@pytest.mark.parametrize("schema", [[], "x", 3, None])
+def test_schema_must_be_an_object(schema):
+    assert problems_at(schema)[""][0] == ERROR
+
+
+def test_shipped_schemas_are_clean():
+    for path in sorted((ROOT / "schemas").glob("*.json")):
+        assert [str(p) for p in validate(json.loads(path.read_text()))] == [], path.name
+
+
+@pytest.mark.parametrize(
+    "node, where, severity, phrase",
+    [
+        ({"type": "string", "x-regex": "(a"}, "/x-regex", ERROR, "offset 0"),
+        ({"type": "string", "x-regex": "\\p{L}(.)"}, "/x-regex", ERROR, "regex package would accept"),
+        ({"type": "string", "x-regex": "abc"}, "/x-regex", ERROR, "no capture group"),
+        ({"type": "string", "x-regex": "(a)(b)"}, "/x-regex", ERROR, "2 unnamed groups"),
+        ({"type": "object", "x-regex": "(?P<a>a)(b)", "properties": {}}, "/x-regex", WARNING, "ignored"),
+        ({"type": "string", "x-regex": "(?P<a>a)"}, "/x-regex", WARNING, "named groups give a dict"),
+        ({"type": "object", "x-regex-iterator": "(a)", "properties": {}}, "/x-regex-iterator", ERROR, "type\": \"array"),
+        ({"type": "object", "x-regex-key-value": "(?P<key>a)"}, "/x-regex-key-value", ERROR, "'key' and 'value'"),
+        ({"type": "array", "x-regex-key-value": "(?P<key>a)(?P<value>b)", "items": {}}, "/x-regex-key-value", ERROR, "type\": \"object"),
+        ({"type": "strng"}, "/type", ERROR, "unknown type"),
+        ({"x-parser": "yaml"}, "/x-parser", ERROR, "unknown parser"),
+        ({"x-parser": "json", "x-parser-args": {"transform": "a[?"}}, "/x-parser-args/transform", ERROR, "jmespath"),
+        ({"x-parser": "json", "x-parser-args": {"transfrom": "a"}}, "/x-parser-args/transfrom", WARNING, "unknown parser argument"),
+        ({"x-parser-args": {"transform": "a"}}, "/x-parser-args", WARNING, "without x-parser"),
+        ({"x-regexp": "(a)"}, "/x-regexp", WARNING, "unknown key"),
+        ({"type": "object", "properties": {"a": {}}, "required": ["b"]}, "/required/0", WARNING, "not among"),
+        ({"type": "string", "x-regex-substitutions": [["(a)", "\\2"]]}, "/x-regex-substitutions/0/1", ERROR, "bad replacement"),
+        ({"type": "string", "x-regex-substitutions": ["ab"]}, "/x-regex-substitutions/0", ERROR, "pair"),
+        ({"type": "string", "x-regex-substitutions": [["[[:a:]]", ""]]}, "/x-regex-substitutions/0/0", WARNING, "nested set"),
+        ({"type": "array"}, "", WARNING, "items"),
+        ({"const": "x", "x-regex": "(a)"}, "", WARNING, "never run"),
+    ],
+)
+def test_problem_reported_with_path(node, where, severity, phrase):
+    schema = {"type": "object", "properties": {"f": node}}
+    found = problems_at(schema)
+    path = "/properties/f" + where
+    assert path in found, found
+    assert found[path][0] == severity
+    assert phrase in found[path][1]
+
+
+def test_every_problem_is_listed_not_just_the_first():
+    schema = {
+        "type": "object",
+        "properties": {
+            "a": {"type": "string", "x-regex": "(a"},
+            "b": {"type": "array", "items": {"type": "nope", "x-parser": "xml"}},
+        },
+    }
+    paths = {p.path for p in validate(schema) if p.severity == ERROR}
+    assert paths == {"/properties/a/x-regex", "/properties/b/items/type", "/properties/b/items/x-parser"}
+
+
+def test_pointer_escapes_key_names():
+    schema = {"type": "object", "properties": {"a/b~c": {"type": "nope"}}}
+    assert "/properties/a~1b~0c/type" in problems_at(schema)

@@ -1,0 +1,1 @@
+"""The command line: thin commands over the engine, sharing its functions with the TUI."""

@@ -1,0 +1,22 @@
+"""The ``workbench`` command."""
+
+from __future__ import annotations
+
+import typer
+
+from .parse import parse
+from .validate import validate
+
+app = typer.Typer(
+    name="workbench",
+    help="Write and debug transformers response schemas against raw model output.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command()(parse)
+app.command()(validate)
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,84 @@
+"""Reading samples and schemas, and writing files, so that bad input gets a message naming the file
+and line, and nothing is ever half-written."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+class InputError(Exception):
+    """Input the workbench cannot use; the message names the file (and line and column)."""
+
+
+def _read_bytes(path: Path, what: str) -> bytes:
+    if not path.exists():
+        raise InputError(f"{path}: no such {what} file")
+    if path.is_dir():
+        raise InputError(f"{path}: is a folder, not a {what} file")
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def _decode(path: Path, data: bytes) -> str:
+    try:
+        # Bytes, not text mode: the raw output must keep every \r\n exactly as the model wrote it.
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise InputError(
+            f"{path}:{line}:{column}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        ) from None
+
+
+def read_text(path: str | os.PathLike, what: str = "sample") -> str:
+    """A UTF-8 file's exact text (``what`` names the kind of file in messages)."""
+    path = Path(path)
+    return _decode(path, _read_bytes(path, what))
+
+
+def read_sample(path: str | os.PathLike) -> str:
+    return read_text(path, "sample")
+
+
+def parse_schema_text(text: str, source: str = "<schema>") -> Any:
+    """JSON from text; a syntax error becomes an InputError naming ``source:line:column``."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{source}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
+
+
+def load_schema(path: str | os.PathLike) -> Any:
+    return parse_schema_text(read_text(path, "schema"), str(path))
+
+
+def atomic_write(path: str | os.PathLike, text: str) -> None:
+    """Write the whole text or nothing: a temporary file beside the target, then a rename."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o7777)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def dump_json(value: Any) -> str:
+    """The project's JSON style: 2-space indent, key order and non-ASCII kept."""
+    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
