@@ -77,13 +77,17 @@ def hermes_output(calls: int) -> str:
     return "".join(parts) + "<|im_end|>"
 
 
-def timed(fn, repeat: int) -> list[float]:
-    fn()  # warm caches (compiled regexes) for every contender alike
-    samples = []
+def timed(contenders: list, repeat: int) -> list[list[float]]:
+    """Seconds per run for each contender, interleaved run by run so that noise from the shared
+    machine falls on all of them alike."""
+    for fn in contenders:
+        fn()  # warm caches (compiled regexes) for every contender alike
+    samples: list[list[float]] = [[] for _ in contenders]
     for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
+        for fn, out in zip(contenders, samples):
+            start = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - start)
     return samples
 
 
@@ -109,9 +113,11 @@ def main() -> int:
     for name, text, schema in cases:
         assert workbench.parse_response(text, schema) == recursive_parse(text, schema), name
         repeat = args.repeat or (200 if len(text) < 100_000 else 25)
-        oracle = timed(lambda: recursive_parse(text, schema), repeat)
-        ours = timed(lambda: workbench.parse_response(text, schema), repeat)
-        traced = timed(lambda: workbench.trace(text, schema), repeat)
+        oracle, ours, traced = timed(
+            [lambda: recursive_parse(text, schema), lambda: workbench.parse_response(text, schema),
+             lambda: workbench.trace(text, schema)],
+            repeat,
+        )
         o, p, t = (statistics.median(s) for s in (oracle, ours, traced))
         worst_parse, worst_trace = max(worst_parse, p / o), max(worst_trace, t / o)
         print(

@@ -36,9 +36,10 @@ class _JsonAt:
 
 
 class _JsonPath:
-    """The loc of a member of a JSON container: the container's JSON text is text[start:end] and
-    ``keys`` lead from it to the member. Its exact span is found only when asked for
-    (Trace.locate), since scanning every JSON value twice would double the cost of a trace."""
+    """The loc of a JSON container's members: the outermost JSON text is text[start:end] and
+    ``keys`` lead from it to the container. A member's own loc is the pair (container, key). Its
+    exact span is found only when asked for (Trace.locate): scanning every JSON value twice
+    would double the cost of a trace."""
 
     __slots__ = ("start", "end", "keys")
 
@@ -124,8 +125,10 @@ class _Run:
 
     def _describe(self, tn: tr.TraceNode, content: Any, loc: Any, schema: dict) -> Any:
         """Fill in how the node's input relates to the raw text; returns the loc to carry on with."""
-        if isinstance(loc, _JsonPath):
-            tn.input_kind, tn.json_origin = tr.JSON, (loc.start, loc.end, loc.keys)
+        if type(loc) is tuple:
+            container = loc[0]
+            tn.input_kind = tr.JSON
+            tn.json_origin = (container.start, container.end, container.keys, loc[1])
             if not (isinstance(content, str) and _wants_raw(schema)):
                 return loc
             tr.locate(self.text, tn, self.members)  # its regexes should report raw spans: locate it now
@@ -310,7 +313,10 @@ class _Run:
         """The loc of each member of a dict or list content, or None."""
         if isinstance(loc, _JsonAt):
             return _JsonPath(loc.start, loc.end, ())
-        return loc if isinstance(loc, (dict, list, _JsonPath)) else None
+        if type(loc) is tuple:  # a container that is itself a JSON member
+            container, key = loc
+            return _JsonPath(container.start, container.end, container.keys + (key,))
+        return loc if isinstance(loc, (dict, list)) else None
 
     def _object(self, schema: dict, content: Any, loc: Any, tn, near) -> dict:
         out: dict = {}
@@ -321,7 +327,10 @@ class _Run:
                     + _preview(content)
                 )
             for key, child in schema["properties"].items():
-                value = self.child(content, child, "/properties/", key, loc, tn, None, near)
+                if tn is None:
+                    value = self._node(content, child, None, None)
+                else:
+                    value = self.child(content, child, "/properties/", key, loc, tn, None, near)
                 if value is not None:
                     out[key] = value
         elif isinstance(content, dict):
@@ -334,7 +343,10 @@ class _Run:
                     out[key] = child["const"]
                     self._fixed(tn, child, key, "const", out[key])
                 elif key in content:
-                    out[key] = self.child(content[key], child, "/properties/", key, _member(locs, key), tn, via, near)
+                    if tn is None:
+                        out[key] = self._node(content[key], child, None, None)
+                    else:
+                        out[key] = self.child(content[key], child, "/properties/", key, _member(locs, key), tn, via, near)
                 elif "default" in child:
                     out[key] = child["default"]
                     self._fixed(tn, child, key, "default", out[key])
@@ -344,7 +356,12 @@ class _Run:
                 known = schema.get("properties", {})
                 for key, value in content.items():
                     if key not in known:
-                        out[key] = self._extra(value, additional, key, _member(locs, key), tn, via, near)
+                        if tn is not None:
+                            out[key] = self._extra(value, additional, key, _member(locs, key), tn, via, near)
+                        elif additional:
+                            out[key] = self._node(value, additional, None, None)
+                        else:
+                            out[key] = value  # what the walk would give for the schema {}
         else:
             raise SchemaTypeError(f"an object node needs a dict or a string, got {_type_name(content)}: {_preview(content)}")
         missing = [key for key in schema.get("required", []) if key not in out]
@@ -353,14 +370,14 @@ class _Run:
         return out
 
     def _extra(self, value, schema, key, loc, tn, via, near):
-        """A key the object's properties do not name, parsed by additionalProperties."""
-        if tn is None:
-            return self._node(value, schema, None, None)
+        """With tracing: a key the object's properties do not name, parsed by additionalProperties."""
         child = tr.TraceNode(tn.path + "/additionalProperties", schema, key, via, source_span=near)
         tn.children.append(child)
-        if not schema and isinstance(loc, _JsonPath):
+        if not schema and type(loc) is tuple:
             # The usual {} for tool-call arguments hands each value on untouched; skip the walk.
-            child.input_kind, child.json_origin, child.value = tr.JSON, (loc.start, loc.end, loc.keys), value
+            container = loc[0]
+            child.input_kind, child.value = tr.JSON, value
+            child.json_origin = (container.start, container.end, container.keys, key)
             return value
         return self.node(value, schema, "/additionalProperties", None, loc, child)
 
@@ -414,8 +431,8 @@ def _wants_raw(schema: Any) -> bool:
 def _member(locs: Any, key: Any) -> Any:
     if locs is None:
         return None
-    if isinstance(locs, _JsonPath):
-        return _JsonPath(locs.start, locs.end, locs.keys + (key,))
+    if type(locs) is _JsonPath:
+        return (locs, key)
     if isinstance(locs, dict):
         return locs.get(key)
     return locs[key] if key < len(locs) else None

@@ -19,7 +19,6 @@ import signal
 import threading
 import time
 import warnings
-from contextlib import contextmanager
 from functools import lru_cache
 from typing import Iterator
 
@@ -261,24 +260,39 @@ def _signal_usable() -> bool:
     )
 
 
-@contextmanager
-def matcher(limit: float = DEFAULT_TIME_LIMIT, backend: str = "auto"):
-    """A Matcher for one parse; with the ``re`` backend, arms and always disarms the timer."""
-    if backend not in ("auto", "re", "regex"):
-        raise ValueError(f"unknown regex backend {backend!r}")
-    use_signal = backend != "regex" and _signal_usable()
-    if backend == "re" and not use_signal:
-        raise RuntimeError("the 're' backend needs the main thread and a free SIGALRM timer")
-    if not use_signal:
-        yield Matcher(limit, False)
-        return
-    previous = signal.signal(signal.SIGALRM, _on_alarm)
-    _alarm.limit = limit
-    _alarm.armed = True
-    signal.setitimer(signal.ITIMER_REAL, limit)
-    try:
-        yield Matcher(limit, True)
-    finally:
+class matcher:
+    """``with matcher(limit, backend) as m``: a Matcher for one parse. With the ``re`` backend it
+    arms the timer and always disarms it. Our SIGALRM handler stays installed between parses (it
+    does nothing unless armed) because swapping handlers costs more than a small parse; another
+    program's handler, if one was installed, is put back after each parse."""
+
+    __slots__ = ("limit", "backend", "previous", "use_signal")
+
+    def __init__(self, limit: float = DEFAULT_TIME_LIMIT, backend: str = "auto") -> None:
+        if backend not in ("auto", "re", "regex"):
+            raise ValueError(f"unknown regex backend {backend!r}")
+        self.limit, self.backend, self.previous = limit, backend, None
+
+    def __enter__(self) -> Matcher:
+        self.use_signal = self.backend != "regex" and _signal_usable()
+        if self.backend == "re" and not self.use_signal:
+            raise RuntimeError("the 're' backend needs the main thread and a free SIGALRM timer")
+        if not self.use_signal:
+            return Matcher(self.limit, False)
+        current = signal.getsignal(signal.SIGALRM)
+        if current is not _on_alarm:
+            signal.signal(signal.SIGALRM, _on_alarm)
+            if current not in (signal.SIG_DFL, signal.SIG_IGN, None):
+                self.previous = current
+        _alarm.limit = self.limit
+        _alarm.armed = True
+        signal.setitimer(signal.ITIMER_REAL, self.limit)
+        return Matcher(self.limit, True)
+
+    def __exit__(self, *exc_info) -> None:
+        if not self.use_signal:
+            return
         _alarm.armed = False  # first, so a signal arriving now is ignored
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        if self.previous is not None:
+            signal.signal(signal.SIGALRM, self.previous)

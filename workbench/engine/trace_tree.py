@@ -68,8 +68,8 @@ class TraceNode:
     value: Any = MISSING
     error: str | None = None
     no_match: str | None = None  # the x- key that found nothing, when that ended the node
-    # For a JSON member not located yet: (start, end, keys), the JSON text holding it and the
-    # keys leading to it. No links between nodes but parent -> child, so a dropped tree is freed
+    # For a JSON member not located yet: (start, end, keys, key), the JSON text holding it and
+    # the keys leading to it. No links between nodes but parent -> child, so a dropped tree is freed
     # at once by reference counting rather than left for the cycle collector.
     json_origin: Optional[tuple] = None
     _matches: Optional[list[RegexMatch]] = field(default=None, repr=False)
@@ -191,9 +191,9 @@ def locate(text: str, node: TraceNode, cache: dict) -> None:
     """Find where a JSON member node's value stands in the raw text."""
     if node.json_origin is None:
         return
-    start, end, keys = node.json_origin
+    start, end, keys, last = node.json_origin
     node.json_origin = None
-    for key in keys:
+    for key in keys + (last,):
         spans = cache.get((start, end))
         if spans is None:
             spans = cache[(start, end)] = member_spans(text, start, end) or {}
