@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gc
 import json
+from functools import lru_cache
 from typing import Any
 
 import jmespath
@@ -25,7 +26,7 @@ from .errors import ParseFailure, SchemaTypeError, SchemaValueError
 from .gemma4 import gemma4_to_json
 from .json_spans import value_bounds
 from .pointer import escape
-from .regexes import DEFAULT_TIME_LIMIT, Matcher, matcher
+from .regexes import DEFAULT_TIME_LIMIT, Matcher, compile_re, matcher
 
 
 class _JsonAt:
@@ -67,6 +68,20 @@ def _group_value(m) -> dict | str | None:
     if not groups:
         raise SchemaValueError(f"regex has no capture group; matched {_preview(m.group(0))}")
     return groups[0]
+
+
+def _single_group(m) -> str | None:
+    return m.group(1)
+
+
+@lru_cache(maxsize=2048)
+def _reader(pattern: str):
+    """_group_value, specialised to the pattern's groups: the common single unnamed group is read
+    without building the groupdict and groups of every match."""
+    compiled = compile_re(pattern)
+    if compiled.groups == 1 and not compiled.groupindex:
+        return _single_group
+    return _group_value
 
 
 def _group_loc(m, base: int | None, value: Any) -> Any:
@@ -183,7 +198,7 @@ class _Run:
                 if tn is not None:
                     tn.no_match = "x-regex"
                 return None
-            value = _group_value(m)
+            value = _reader(regex_pattern)(m)
             if tn is not None:
                 base = loc if isinstance(loc, int) else None
                 tn.found.append(("x-regex", 0, m, base, None))
@@ -196,7 +211,8 @@ class _Run:
             if node_type != "array":
                 raise SchemaTypeError(f"a node of type {node_type!r} cannot use x-regex-iterator (only 'array')")
             if tn is None:
-                content = [_group_value(m) for m in self.m.finditer(iterator_pattern, content)]
+                read = _reader(iterator_pattern)
+                content = [read(m) for m in self.m.finditer(iterator_pattern, content)]
             else:
                 base = loc if isinstance(loc, int) else None
                 items, locs = [], []

@@ -14,6 +14,7 @@ Two backends give ``re``'s results under a deadline:
 
 from __future__ import annotations
 
+import _signal
 import re
 import signal
 import threading
@@ -251,13 +252,19 @@ def _on_alarm(signum, frame):  # pragma: no cover - timing dependent
         raise _timeout_error(_alarm.limit)
 
 
+_OURS_OR_DEFAULT = (_on_alarm, signal.SIG_DFL, signal.SIG_IGN, None)
+_HAS_TIMER = hasattr(signal, "setitimer")
+_MAIN_THREAD = threading.main_thread().ident
+# signal.getsignal wraps the C function to convert handlers to enums; every parse asks, so ask
+# the C function directly.
+_getsignal = getattr(_signal, "getsignal", signal.getsignal)
+
+
 def _signal_usable() -> bool:
-    return (
-        hasattr(signal, "setitimer")
-        and threading.current_thread() is threading.main_thread()
-        and not _alarm.armed
-        and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
-    )
+    if not _HAS_TIMER or threading.get_ident() != _MAIN_THREAD or _alarm.armed:
+        return False
+    # Someone else's handler may have a timer running: then leave SIGALRM alone.
+    return _getsignal(signal.SIGALRM) in _OURS_OR_DEFAULT or signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
 
 
 class matcher:
@@ -279,7 +286,7 @@ class matcher:
             raise RuntimeError("the 're' backend needs the main thread and a free SIGALRM timer")
         if not self.use_signal:
             return Matcher(self.limit, False)
-        current = signal.getsignal(signal.SIGALRM)
+        current = _getsignal(signal.SIGALRM)
         if current is not _on_alarm:
             signal.signal(signal.SIGALRM, _on_alarm)
             if current not in (signal.SIG_DFL, signal.SIG_IGN, None):
