@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from .export import export
 from .parse import parse
 from .validate import validate
 
@@ -16,6 +17,7 @@ app = typer.Typer(
 )
 app.command()(parse)
 app.command()(validate)
+app.command()(export)
 
 
 def main() -> None:

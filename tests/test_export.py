@@ -1,0 +1,179 @@
+"""Export: clean schema files, tokenizer folders that transformers 5.14.1 loads, and refusals that
+leave every byte in place."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+from workbench.engine.export import ExportRefused, export_schema, verify_tokenizer_dir
+
+ROOT = Path(__file__).resolve().parent.parent
+QWEN_PATH = ROOT / "schemas" / "qwen3.json"
+QWEN = json.loads(QWEN_PATH.read_text(encoding="utf-8"))
+SAMPLE = ROOT / "sample_outputs" / "qwen3" / "parallel_calls.txt"
+
+CHAT_TEMPLATE = (
+    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n{{ message['content'] }}<|im_end|>\n"
+    "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+@pytest.fixture
+def tokenizer_dir(tmp_path: Path) -> Path:
+    """A tiny local tokenizer (no hub), with a config shaped like a real chat model's."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from tokenizers import Tokenizer, models, pre_tokenizers
+        from transformers import PreTrainedTokenizerFast
+
+    vocab = {"[UNK]": 0, "<|im_start|>": 1, "<|im_end|>": 2, "<|endoftext|>": 3, "hello": 4}
+    backend = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    backend.pre_tokenizer = pre_tokenizers.Whitespace()
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, unk_token="[UNK]", eos_token="<|im_end|>", pad_token="<|endoftext|>")
+    folder = tmp_path / "tok"
+    tokenizer.save_pretrained(folder)
+    config_path = folder / "tokenizer_config.json"
+    config = json.loads(config_path.read_text())
+    config.update({
+        "added_tokens_decoder": {
+            str(i): {"content": tok, "lstrip": False, "normalized": False, "rstrip": False, "single_word": False, "special": True}
+            for tok, i in vocab.items() if tok.startswith("<|")
+        },
+        "additional_special_tokens": ["<|im_start|>", "<|im_end|>"],
+        "bos_token": None,
+        "chat_template": CHAT_TEMPLATE,
+        "clean_up_tokenization_spaces": False,
+        "errors": "replace",
+        "model_max_length": 131072,
+        "split_special_tokens": False,
+        "comment": "café ☕ — kept as written",
+    })
+    config_path.write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return folder
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "workbench", *args], capture_output=True, text=True, encoding="utf-8", cwd=ROOT)
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_export_to_file_is_clean_json(tmp_path):
+    schema = {"type": "object", "properties": {"thinking": {"type": "string", "x-regex": "<思考>(.*?)</思考>"}, "role": {"const": "assistant"}}}
+    source = tmp_path / "s.json"
+    source.write_text(json.dumps(schema), encoding="utf-8")
+    out = tmp_path / "out.json"
+    result = run("export", str(source), "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    text = out.read_text(encoding="utf-8")
+    assert text == json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+    assert "<思考>" in text and list(json.loads(text)["properties"]) == ["thinking", "role"]
+    assert result.stderr.count("drop it silently") == 1  # the version truth, said once
+
+
+def test_export_prints_warnings_but_writes(tmp_path):
+    source = tmp_path / "s.json"
+    source.write_text(json.dumps({"type": "object", "x-regexp": "typo", "properties": {}}), encoding="utf-8")
+    result = run("export", str(source), "-o", str(tmp_path / "out.json"))
+    assert result.returncode == 0
+    assert "warning: /x-regexp" in result.stderr
+    assert (tmp_path / "out.json").exists()
+
+
+def test_tokenizer_dir_round_trip_with_transformers(tokenizer_dir):
+    before = json.loads((tokenizer_dir / "tokenizer_config.json").read_text(encoding="utf-8"))
+    result = run("export", str(QWEN_PATH), "--tokenizer-dir", str(tokenizer_dir), "--verify", "--sample", str(SAMPLE))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "response_schema loaded back unchanged" in result.stdout
+    assert "agrees with the workbench" in result.stdout
+    after = json.loads((tokenizer_dir / "tokenizer_config.json").read_text(encoding="utf-8"))
+    assert after["response_schema"] == QWEN
+    # every other key, its value and its place survive
+    assert {k: v for k, v in after.items() if k != "response_schema"} == before
+    assert [k for k in after if k != "response_schema"] == list(before)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from transformers import AutoTokenizer
+    tokenizer = AutoTokenizer.from_pretrained(str(tokenizer_dir))
+    assert tokenizer.response_schema == QWEN
+    assert tokenizer.chat_template == CHAT_TEMPLATE
+    text = SAMPLE.read_text(encoding="utf-8")
+    import workbench
+    assert tokenizer.parse_response(text) == workbench.parse_response(text, QWEN)
+
+
+def test_export_replaces_an_existing_schema_in_place(tokenizer_dir):
+    config_path = tokenizer_dir / "tokenizer_config.json"
+    config = json.loads(config_path.read_text(encoding="utf-8"))
+    keys = list(config)
+    config = {**{k: config[k] for k in keys[:2]}, "response_schema": {"old": True}, **{k: config[k] for k in keys[2:]}}
+    config_path.write_text(json.dumps(config), encoding="utf-8")
+    export_schema(QWEN, tokenizer_dir=tokenizer_dir)
+    after = json.loads(config_path.read_text(encoding="utf-8"))
+    assert list(after).index("response_schema") == 2 and after["response_schema"] == QWEN
+
+
+@pytest.mark.parametrize("case", ["missing-folder", "missing-config", "bad-config", "schema-errors", "schema-bad-json"])
+def test_refusals_write_nothing(tokenizer_dir, tmp_path, case):
+    schema_path = tmp_path / "schema.json"
+    schema_path.write_text(json.dumps(QWEN), encoding="utf-8")
+    target = tokenizer_dir
+    if case == "missing-folder":
+        target = tmp_path / "nowhere"
+    elif case == "missing-config":
+        (tokenizer_dir / "tokenizer_config.json").unlink()
+    elif case == "bad-config":
+        (tokenizer_dir / "tokenizer_config.json").write_text('{"eos_token": "<|im_end|>",\n  oops}')
+    elif case == "schema-errors":
+        schema_path.write_text(json.dumps({"type": "object", "properties": {"a": {"type": "string", "x-regex": "(a)(b)"}}}))
+    else:
+        schema_path.write_text("{not json")
+    before = snapshot(tokenizer_dir)
+    out = tmp_path / "also.json"
+    result = run("export", str(schema_path), "--tokenizer-dir", str(target), "-o", str(out))
+    assert result.returncode == 2
+    assert "nothing was written" in result.stderr and "Traceback" not in result.stderr
+    assert snapshot(tokenizer_dir) == before
+    assert not out.exists()
+    expected = {
+        "missing-folder": "no such tokenizer folder",
+        "missing-config": "tokenizer_config.json: no such tokenizer config file",
+        "bad-config": "tokenizer_config.json:2:3: invalid JSON",
+        "schema-errors": "/properties/a/x-regex",
+        "schema-bad-json": "schema.json:1:2: invalid JSON",
+    }[case]
+    assert expected in result.stderr
+
+
+def test_an_interrupted_write_leaves_the_config_intact(tokenizer_dir, monkeypatch):
+    before = snapshot(tokenizer_dir)
+
+    def crash(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(KeyboardInterrupt):
+        export_schema(QWEN, tokenizer_dir=tokenizer_dir)
+    assert snapshot(tokenizer_dir) == before  # no half-written config, no temporary file left
+
+
+def test_verify_notices_a_different_schema(tokenizer_dir):
+    export_schema(QWEN, tokenizer_dir=tokenizer_dir)
+    other = dict(QWEN, properties={**QWEN["properties"], "role": {"const": "model"}})
+    result = verify_tokenizer_dir(tokenizer_dir, other)
+    assert not result.ok and "differs" in result.lines[-1]
+
+
+def test_export_needs_a_destination():
+    with pytest.raises(ExportRefused):
+        export_schema(QWEN)

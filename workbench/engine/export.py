@@ -1,0 +1,125 @@
+"""Shipping a schema: as a JSON file, or as the ``response_schema`` key of a tokenizer folder.
+
+Both refuse a schema that ``validate`` finds errors in, and write atomically: a refused or
+interrupted export leaves every file byte for byte as it was. The CLI and the TUI call these.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..files import InputError, atomic_write, dump_json, parse_schema_text, read_text
+from .validate import Problem, errors, validate
+
+CONFIG_NAME = "tokenizer_config.json"
+
+VERSION_NOTE = (
+    "transformers 5.0 to 5.14 read response_schema; 5.15 and later drop it silently when the "
+    "tokenizer loads (they read only response_template), so parse_response there will not use "
+    "this schema. Tell your users to pin transformers>=5.0,<5.15."
+)
+
+
+class ExportRefused(Exception):
+    """Nothing was written; the message says why, naming the file or the schema path."""
+
+
+@dataclass
+class ExportReport:
+    written: list[Path] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+
+
+def _checked(schema: Any) -> list[Problem]:
+    problems = validate(schema)
+    bad = errors(problems)
+    if bad:
+        listed = "; ".join(str(p) for p in bad)
+        raise ExportRefused(f"the schema has {len(bad)} validation error{'s' if len(bad) > 1 else ''}: {listed}")
+    return problems
+
+
+def export_schema(schema: Any, out: str | Path | None = None, tokenizer_dir: str | Path | None = None) -> ExportReport:
+    """Write ``schema`` to ``out`` and/or into ``tokenizer_dir``'s config, or refuse and write nothing."""
+    if out is None and tokenizer_dir is None:
+        raise ExportRefused("say where to export: an output file, a tokenizer folder, or both")
+    report = ExportReport(warnings=_checked(schema))
+    config_path, config_text = None, None
+    if tokenizer_dir is not None:
+        config_path, config_text = _config_with_schema(Path(tokenizer_dir), schema)
+    if out is not None:
+        out = Path(out)
+        if not out.parent.is_dir():
+            raise ExportRefused(f"{out.parent}: no such folder")
+    # Everything is checked before anything is written.
+    if out is not None:
+        atomic_write(out, dump_json(schema))
+        report.written.append(out)
+    if config_path is not None:
+        atomic_write(config_path, config_text)
+        report.written.append(config_path)
+    return report
+
+
+def _config_with_schema(folder: Path, schema: Any) -> tuple[Path, str]:
+    if not folder.is_dir():
+        raise ExportRefused(f"{folder}: no such tokenizer folder")
+    path = folder / CONFIG_NAME
+    try:
+        config = parse_schema_text(read_text(path, "tokenizer config"), str(path))
+    except InputError as exc:
+        raise ExportRefused(str(exc)) from None
+    if not isinstance(config, dict):
+        raise ExportRefused(f"{path}: a tokenizer config must be a JSON object")
+    # Replacing the value keeps the key where it was; a new key goes last. Nothing else changes.
+    config["response_schema"] = schema
+    return path, dump_json(config)
+
+
+@dataclass
+class Verification:
+    ok: bool
+    lines: list[str]
+
+
+def verify_tokenizer_dir(tokenizer_dir: str | Path, schema: Any, sample_text: str | None = None) -> Verification:
+    """Load the folder with transformers and check it holds ``schema`` and parses like we do."""
+    try:
+        import importlib.metadata
+
+        import transformers  # noqa: F401 - optional: only the verifier needs it
+        from transformers import AutoTokenizer
+    except ImportError:
+        raise ExportRefused("--verify needs transformers: pip install 'transformers>=5,<5.15'") from None
+    from .parse import parse_response
+
+    version = importlib.metadata.version("transformers")
+    lines = [f"loaded with transformers {version}"]
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(str(tokenizer_dir))
+    except Exception as exc:  # whatever the loader raises, the user needs its words
+        return Verification(False, lines + [f"transformers could not load {tokenizer_dir}: {exc}"])
+    loaded = getattr(tokenizer, "response_schema", None)
+    if json.dumps(loaded) != json.dumps(schema):  # strict: key order and 1 vs 1.0 count
+        lines.append("the loaded tokenizer's response_schema differs from the exported schema"
+                     + (" (this transformers drops response_schema)" if loaded is None else ""))
+        return Verification(False, lines)
+    lines.append("response_schema loaded back unchanged")
+    if sample_text is not None:
+        theirs, ours = _outcome(lambda: tokenizer.parse_response(sample_text)), _outcome(lambda: parse_response(sample_text, schema))
+        if theirs[0] != ours[0] or (theirs[0] == "value" and theirs != ours):
+            lines.append(f"parse_response differs on the sample: transformers gave {theirs[1]!r}, the workbench {ours[1]!r}")
+            return Verification(False, lines)
+        lines.append("parse_response on the sample agrees with the workbench")
+    return Verification(True, lines)
+
+
+def _outcome(call) -> tuple[str, str]:
+    """("value", its JSON) or ("error", its first line): values must match exactly, errors in kind."""
+    try:
+        return "value", json.dumps(call())
+    except (ValueError, TypeError) as exc:
+        return "error", str(exc).splitlines()[0] if str(exc) else type(exc).__name__
