@@ -36,7 +36,7 @@ def test_parse_prints_the_message_with_unicode_kept():
 
 def test_parse_failure_names_the_node_on_one_line():
     result = run("parse", str(SAMPLES / "truncated_call.txt"), "--schema", str(QWEN))
-    assert_clean_failure(result, 1, "/properties/tool_calls/items/properties/function", "not valid JSON")
+    assert_clean_failure(result, 1, "/properties/tool_calls/items/properties/function", "could not parse its contents as JSON")
     assert result.stdout == ""
     assert len(result.stderr.strip().splitlines()) == 1
 

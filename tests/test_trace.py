@@ -111,7 +111,7 @@ def test_failure_is_recorded_at_the_node_with_its_path():
     assert result.error_path == "/properties/tool_calls/items/properties/function"
     failing = [n for n in result.nodes() if n.error]
     assert [n.path for n in failing] == [result.error_path]
-    assert "not valid JSON" in failing[0].error
+    assert "could not parse its contents as JSON" in failing[0].error
     # what was parsed before the failure stays in the tree
     assert result.nodes_at("/properties/thinking")[0].value.startswith("I should run")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from .export import export
+from .open import open_
 from .parse import parse
 from .validate import validate
 
@@ -18,6 +19,7 @@ app = typer.Typer(
 app.command()(parse)
 app.command()(validate)
 app.command()(export)
+app.command(name="open")(open_)
 
 
 def main() -> None:

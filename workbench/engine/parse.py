@@ -312,7 +312,7 @@ class _Run:
         except json.JSONDecodeError as exc:
             if not allow_non_json:
                 raise SchemaValueError(
-                    f"content is not valid JSON ({exc}); set x-parser-args.allow_non_json to accept plain text. "
+                    f"could not parse its contents as JSON ({exc}); set x-parser-args.allow_non_json to accept plain text. "
                     f"Content: {_preview(content)}"
                 ) from None
             parsed = content

@@ -1,0 +1,321 @@
+"""The TUI, driven headless with Pilot: typing reparses, errors stay readable, work is never lost."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from workbench.document import SchemaDocument
+from workbench.samples import Sample, discover, load
+from workbench.tui.app import WorkbenchApp
+from workbench.tui.screens.confirm import ConfirmScreen
+from workbench.tui.screens.prompt import PromptScreen
+from workbench.tui.widgets.parse_tree import ParseTree
+from workbench.tui.widgets.problem_list import ProblemList
+
+ROOT = Path(__file__).resolve().parent.parent
+SIZE = (160, 45)
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    shutil.copytree(ROOT / "sample_outputs" / "qwen3", tmp_path / "sample_outputs" / "qwen3")
+    (tmp_path / "schemas").mkdir()
+    shutil.copy(ROOT / "schemas" / "qwen3.json", tmp_path / "schemas" / "qwen3.json")
+    return tmp_path
+
+
+def make_app(workdir: Path, sample: str = "tool_call.txt", schema: Path | None = None) -> WorkbenchApp:
+    folder = workdir / "sample_outputs" / "qwen3"
+    paths = discover(folder)
+    samples = [load(p) for p in paths]
+    start = [p.name for p in paths].index(sample)
+    return WorkbenchApp(SchemaDocument.open(schema or workdir / "schemas" / "qwen3.json"), samples, start)
+
+
+async def settle(pilot, app) -> None:
+    """Wait until the debounced reparse and its workers have finished."""
+    for _ in range(3):
+        await pilot.pause(0.05)
+        await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def tree_text(app) -> str:
+    tree = app.main.tree
+    lines = []
+
+    def walk(node, depth=0):
+        lines.append("  " * depth + node.label.plain)
+        for child in node.children:
+            walk(child, depth + 1)
+
+    walk(tree.root)
+    return "\n".join(lines)
+
+
+def move_to(editor, needle: str, after: bool = True) -> None:
+    text = editor.text
+    offset = text.index(needle) + (len(needle) if after else 0)
+    row = text.count("\n", 0, offset)
+    column = offset - (text.rfind("\n", 0, offset) + 1)
+    editor.move_cursor((row, column))
+
+
+async def test_opens_with_focus_in_the_editor_and_a_tree(workdir):
+    app = make_app(workdir)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        assert app.focused is app.main.editor
+        assert "get_weather" in tree_text(app)
+        assert app.main.raw.text.startswith("<think>")
+        assert {"thinking", "tool_calls"} <= set(app.main.analysis.fields)
+
+
+async def test_typing_reparses_and_changes_tree_and_highlights(workdir):
+    app = make_app(workdir)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        editor = app.main.editor
+        runs_before = list(app.main.raw._base_runs)
+        assert 'role  "assistant"' in tree_text(app)
+        move_to(editor, '"assistant', after=True)
+        await pilot.press("X", "y")
+        await settle(pilot, app)
+        assert 'role  "assistantXy"' in tree_text(app)
+        # break the thinking regex so it no longer matches: its colour leaves the raw pane
+        move_to(editor, "</think>\"", after=False)
+        await pilot.press("Q")
+        await settle(pilot, app)
+        assert "∅ x-regex found nothing" in tree_text(app)
+        assert app.main.raw._base_runs != runs_before
+        assert len(app.main.latencies) >= 2
+
+
+async def test_broken_json_shows_the_error_and_keeps_the_stale_tree(workdir):
+    app = make_app(workdir)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        good_tree = tree_text(app)
+        editor = app.main.editor
+        move_to(editor, '"type": "object",', after=True)
+        await pilot.press("delete", "delete", "delete")  # eats the newline and indentation
+        await pilot.press("}")
+        await settle(pilot, app)
+        status = str(app.main.status.render())
+        assert "not valid JSON" in status and "line 2" in status
+        assert tree_text(app) == good_tree  # the last good tree stays
+        assert app.main.tree.has_class("-stale")
+        assert "stale" in app.main.tree.border_title
+        assert app.main.query_one(ProblemList).display
+        assert editor.error_at is not None and editor.error_at[0] == 1
+
+
+async def test_validation_problem_is_listed_and_jumps_to_the_node(workdir):
+    app = make_app(workdir)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        editor = app.main.editor
+        move_to(editor, '"x-regex": "^(?:<think>)?\\\\s*(.*?)', after=True)
+        await pilot.press("(", "x", ")")  # a second unnamed group: a validation error
+        await settle(pilot, app)
+        problems = app.main.query_one(ProblemList)
+        assert problems.display and problems.option_count >= 1
+        assert "/properties/thinking/x-regex" in str(app.main.status.render())
+        editor.move_cursor((0, 0))
+        problems.focus()
+        problems.highlighted = 0
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.focused is editor
+        assert editor.cursor_location[0] == editor.text[: editor.text.index('"^(?:<think>')].count("\n")
+
+
+async def test_parse_failure_names_the_node_and_shows_its_input(workdir):
+    app = make_app(workdir, "truncated_call.txt")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        status = str(app.main.status.render())
+        assert "/properties/tool_calls/items/properties/function" in status
+        assert "input: '{\"name\": \"run_python\"" in status
+
+
+async def test_tree_cursor_lights_raw_spans_and_the_schema_node(workdir):
+    app = make_app(workdir)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        tree = app.main.tree
+        tree.focus()
+        thinking = next(n for n in tree.root.children if n.data.key == "thinking")
+        tree.move_cursor(thinking)
+        await pilot.pause()
+        text = app.main.raw.text
+        assert any(text[s:e].startswith("They want the weather") for s, e in app.main.raw.selected)
+        (row, _), _ = app.main.editor.node_range
+        assert '"thinking"' in app.main.editor.document.get_line(row)
+
+
+async def test_editor_cursor_lights_that_nodes_matches(workdir):
+    app = make_app(workdir)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        move_to(app.main.editor, '"x-regex-iterator"', after=True)
+        await pilot.pause()
+        text = app.main.raw.text
+        assert any(text[s:e].startswith('{"name": "get_weather"') for s, e in app.main.raw.selected)
+        assert "/properties/tool_calls: visited 1×, 1 match" in str(app.main.status.render())
+
+
+async def test_samples_next_previous_and_their_verdicts(workdir):
+    app = make_app(workdir)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        verdicts = app.main.verdicts
+        assert len(verdicts) == 5 and all(v.status == "matches expected" for v in verdicts.values())
+        first = app.main.sample.name
+        await pilot.press("f8")
+        await settle(pilot, app)
+        assert app.main.sample.name != first
+        assert app.main.raw.text == app.main.sample.text
+        await pilot.press("shift+f8")
+        await settle(pilot, app)
+        assert app.main.sample.name == first
+        assert "matches expected" in str(app.main.query_one("#samples").render())
+
+
+async def test_save_writes_atomically_and_clears_the_mark(workdir):
+    app = make_app(workdir)
+    path = workdir / "schemas" / "qwen3.json"
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        move_to(app.main.editor, '"assistant', after=True)
+        await pilot.press("Z")
+        assert app.main.dirty and "●" in app.main.editor.border_title
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert not app.main.dirty
+        assert json.loads(path.read_text())["properties"]["role"]["const"] == "assistantZ"
+        assert not [p for p in path.parent.iterdir() if p.name.startswith(".")]  # no temp file left
+
+
+async def test_quitting_with_unsaved_edits_asks_first(workdir):
+    app = make_app(workdir)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        move_to(app.main.editor, '"assistant', after=True)
+        await pilot.press("Z")
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("escape")  # keep working
+        await pilot.pause()
+        assert app.is_running and app.screen is app.main and app.main.dirty
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        await pilot.click("#yes")
+        await pilot.pause()
+    assert app.return_code == 0
+    assert "assistantZ" not in (workdir / "schemas" / "qwen3.json").read_text()
+
+
+async def test_quitting_without_edits_does_not_ask(workdir):
+    app = make_app(workdir)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert not app.is_running
+
+
+async def test_a_schema_that_is_not_json_opens_and_is_not_overwritten(workdir):
+    broken = workdir / "schemas" / "qwen3.json"
+    original = '{"type": "object",\n  "properties": {,}\n}\n'
+    broken.write_text(original)
+    app = make_app(workdir)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        assert app.main.editor.text == original
+        assert "line 2" in str(app.main.status.render())
+        await pilot.press("ctrl+q")  # nothing typed: quits without writing
+        await pilot.pause()
+    assert broken.read_text() == original
+
+
+async def test_a_pathological_regex_does_not_block_typing(workdir):
+    folder = workdir / "sample_outputs" / "evil"
+    folder.mkdir()
+    (folder / "a.txt").write_text("a" * 40 + "b")
+    schema = workdir / "evil.json"
+    schema.write_text(json.dumps({"type": "object", "properties": {"answer": {"type": "string", "x-regex": "((?:a|aa)+)$"}}}, indent=2))
+    app = WorkbenchApp(SchemaDocument.open(schema), [load(folder / "a.txt")])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.05)
+        editor = app.main.editor
+        move_to(editor, '"answer"', after=True)
+        await pilot.press("space")  # typed while the regex runs
+        await pilot.pause(0.05)
+        assert '"answer" ' in editor.text  # the key was handled at once
+        await settle(pilot, app)
+        status = str(app.main.status.render())
+        assert "time limit" in status and "/properties/answer" in status
+
+
+async def test_schema_changed_on_disk_is_offered_for_reload(workdir):
+    app = make_app(workdir)
+    path = workdir / "schemas" / "qwen3.json"
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        changed = path.read_text().replace('"assistant"', '"from-disk"')
+        path.write_text(changed)
+        app._check_disk()
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.click("#yes")
+        await settle(pilot, app)
+        assert app.main.editor.text == changed
+        assert 'role  "from-disk"' in tree_text(app)
+
+
+async def test_new_schema_asks_for_a_name_on_first_save(workdir):
+    sample = load(workdir / "sample_outputs" / "qwen3" / "reasoning.txt")
+    app = WorkbenchApp(SchemaDocument.open(None), [sample])
+    target = workdir / "mine.json"
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        assert "The user wants the sum" in tree_text(app)  # the starter schema already parses thinking
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, PromptScreen)
+        prompt_input = app.screen.query_one("#answer")
+        prompt_input.value = str(target)
+        await pilot.press("enter")
+        await pilot.pause()
+    assert json.loads(target.read_text())["properties"]["role"] == {"const": "assistant"}
+
+
+async def test_export_from_the_app_writes_the_schema(workdir):
+    app = make_app(workdir)
+    target = workdir / "exported.json"
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        app.screen.query_one("#answer").value = str(target)
+        await pilot.press("enter")
+        await settle(pilot, app)
+    assert json.loads(target.read_text()) == json.loads((workdir / "schemas" / "qwen3.json").read_text())
+
+
+async def test_help_and_palette_list_the_actions(workdir):
+    app = make_app(workdir)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        for wanted in ("Save schema", "Export schema", "Next sample", "Previous sample", "Help", "Go to first problem"):
+            assert wanted in titles
+        await pilot.press("f1")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "HelpScreen"

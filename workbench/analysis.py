@@ -1,0 +1,60 @@
+"""One pass over (schema text, sample text): everything the workbench's panes show.
+
+UI-free: the TUI runs it in a worker on every edit; tests and the latency benchmark call it too.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from .engine import Problem, Trace, errors, trace, validate
+from .engine.highlights import Paint, flatten, trace_paints
+from .engine.regexes import DEFAULT_TIME_LIMIT
+from .engine.schema_positions import SchemaPositions
+from .files import InputError, parse_schema_text
+
+
+@dataclass
+class Analysis:
+    schema_text: str
+    schema: Any = None
+    syntax_error: str | None = None  # "line:col: message" when the text is not JSON
+    syntax_at: tuple[int, int] | None = None  # (row, col), 0-based
+    problems: list[Problem] = field(default_factory=list)
+    positions: SchemaPositions | None = None
+    trace: Trace | None = None
+    fields: list[str] = field(default_factory=list)
+    runs: list[Paint] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def usable(self) -> bool:
+        """A tree can be shown: the text is JSON and validate found no error."""
+        return self.trace is not None
+
+    @property
+    def errors(self) -> list[Problem]:
+        return errors(self.problems)
+
+
+def analyze(schema_text: str, sample_text: str, *, time_limit: float = DEFAULT_TIME_LIMIT) -> Analysis:
+    started = time.perf_counter()
+    result = Analysis(schema_text)
+    try:
+        result.schema = parse_schema_text(schema_text, "schema")
+    except InputError as exc:
+        result.syntax_error = str(exc).removeprefix("schema:")
+        line, column = (int(x) for x in result.syntax_error.split(":")[:2])
+        result.syntax_at = (line - 1, column - 1)
+        result.seconds = time.perf_counter() - started
+        return result
+    result.positions = SchemaPositions.of(schema_text)
+    result.problems = validate(result.schema)
+    if not result.errors:
+        result.trace = trace(sample_text, result.schema, time_limit=time_limit)
+        result.fields, paints = trace_paints(result.trace)
+        result.runs = flatten(paints)
+    result.seconds = time.perf_counter() - started
+    return result

@@ -1,0 +1,94 @@
+"""The schema file being edited: what is on disk, whether the editor differs, saving safely."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .files import atomic_write, read_text
+
+STARTER_SCHEMA = """\
+{
+  "type": "object",
+  "properties": {
+    "role": {"const": "assistant"},
+    "thinking": {"type": "string", "x-regex": "<think>\\\\s*(.*?)\\\\s*</think>"},
+    "content": {"type": "string", "x-regex": "^(?:.*?</think>)?\\\\s*(.*?)\\\\s*(?:<tool_call>|$)"},
+    "tool_calls": {
+      "type": "array",
+      "x-regex-iterator": "<tool_call>\\\\s*(.*?)\\\\s*(?:</tool_call>|$)",
+      "items": {
+        "type": "object",
+        "properties": {
+          "type": {"const": "function"},
+          "function": {
+            "type": "object",
+            "x-parser": "json",
+            "properties": {"name": {"type": "string"}, "arguments": {"type": "object", "additionalProperties": {}}}
+          }
+        }
+      }
+    }
+  }
+}
+"""
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size
+
+
+@dataclass
+class SchemaDocument:
+    path: Path | None
+    saved_text: str
+    stamp: tuple[int, int] | None = None
+
+    @classmethod
+    def open(cls, path: str | os.PathLike | None) -> "SchemaDocument":
+        """The file's exact text (even if it is not valid JSON: the editor shows the error), a
+        new document for a path that does not exist yet, or the starter schema for None."""
+        if path is None:
+            return cls(None, STARTER_SCHEMA)
+        path = Path(path)
+        if not path.exists():
+            return cls(path, STARTER_SCHEMA)
+        return cls(path, read_text(path, "schema"), _stamp(path))
+
+    @property
+    def name(self) -> str:
+        return self.path.name if self.path else "(new schema)"
+
+    def is_dirty(self, text: str) -> bool:
+        """Whether quitting now would lose something the user typed."""
+        return text != self.saved_text
+
+    def save(self, text: str, path: str | os.PathLike | None = None) -> Path:
+        target = Path(path) if path is not None else self.path
+        if target is None:
+            raise ValueError("no file name yet")
+        atomic_write(target, text)
+        self.path, self.saved_text, self.stamp = target, text, _stamp(target)
+        return target
+
+    def changed_on_disk(self) -> bool:
+        """Another program wrote the file since we read or saved it."""
+        if self.path is None or self.stamp is None:
+            return False
+        now = _stamp(self.path)
+        return now is not None and now != self.stamp
+
+    def reload(self) -> str:
+        assert self.path is not None
+        self.saved_text, self.stamp = read_text(self.path, "schema"), _stamp(self.path)
+        return self.saved_text
+
+    def keep_disk_version_pending(self) -> None:
+        """The user chose to keep their text: stop asking about this change on disk."""
+        if self.path is not None:
+            self.stamp = _stamp(self.path)

@@ -1,0 +1,150 @@
+"""Samples: raw outputs on disk, their goldens, and how a schema fares on each.
+
+A sample is ``<case>.txt``; its golden is ``<case>.expected.json`` (the parsed message) or
+``<case>.expected-error.txt`` (a phrase of the error transformers raises).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .engine import ParseFailure, parse_response
+from .files import InputError, read_sample
+
+ERROR_SUFFIX = ".expected-error.txt"
+EXPECTED_SUFFIX = ".expected.json"
+
+
+@dataclass
+class Sample:
+    path: Path
+    text: str
+    stamp: int | None = None  # mtime when read, to notice changes by other programs
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    def expected_value_path(self) -> Path:
+        return self.path.with_name(self.path.stem + EXPECTED_SUFFIX)
+
+    def expected_error_path(self) -> Path:
+        return self.path.with_name(self.path.stem + ERROR_SUFFIX)
+
+
+def is_sample_file(path: Path) -> bool:
+    return path.suffix == ".txt" and not path.name.endswith(ERROR_SUFFIX)
+
+
+def discover(target: str | Path) -> list[Path]:
+    """The sample files named by ``target``: the file itself, or every sample in a folder."""
+    target = Path(target)
+    if target.is_dir():
+        found = sorted(p for p in target.iterdir() if p.is_file() and is_sample_file(p))
+        if not found:
+            raise InputError(f"{target}: no sample files (*.txt) in this folder")
+        return found
+    if not target.exists():
+        raise InputError(f"{target}: no such sample file")
+    return [target]
+
+
+def load(path: Path) -> Sample:
+    text = read_sample(path)
+    return Sample(path, text, path.stat().st_mtime_ns)
+
+
+def family_schema(sample_path: Path) -> Path | None:
+    """``schemas/<family>.json`` for a sample under ``sample_outputs/<family>/``, if it exists."""
+    parts = sample_path.resolve().parts
+    for i in range(len(parts) - 2, -1, -1):
+        if parts[i] == "sample_outputs" and i + 1 < len(parts) - 1:
+            candidate = Path(*parts[:i]) / "schemas" / f"{parts[i + 1]}.json"
+            return candidate if candidate.is_file() else None
+    return None
+
+
+# Statuses of a schema on one sample
+PARSES, FAILS, MATCHES, DIFFERS = "parses", "fails", "matches expected", "differs from expected"
+
+
+@dataclass
+class Verdict:
+    status: str
+    detail: str = ""
+
+    @property
+    def good(self) -> bool:
+        return self.status in (PARSES, MATCHES)
+
+
+def expected_of(sample: Sample) -> tuple[str, Any] | None:
+    """("value", message) or ("error", phrase) from the sample's golden, or None."""
+    value_path, error_path = sample.expected_value_path(), sample.expected_error_path()
+    try:
+        if value_path.is_file():
+            return "value", json.loads(value_path.read_text(encoding="utf-8"))
+        if error_path.is_file():
+            return "error", error_path.read_text(encoding="utf-8").strip()
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def judge(sample: Sample, schema: Any, *, time_limit: float = 2.0) -> Verdict:
+    """How ``schema`` fares on ``sample``, against its golden when it has one."""
+    try:
+        value, error = parse_response(sample.text, schema, time_limit=time_limit), None
+    except ParseFailure as exc:
+        value, error = None, exc
+    expected = expected_of(sample)
+    if expected is None:
+        return Verdict(PARSES) if error is None else Verdict(FAILS, str(error))
+    kind, want = expected
+    if kind == "error":
+        if error is None:
+            return Verdict(DIFFERS, f"expected an error ({want}) but it parses")
+        if want.lower() in str(error).lower():
+            return Verdict(MATCHES, "fails as expected")
+        return Verdict(DIFFERS, f"fails, but not with {want!r}: {error}")
+    if error is not None:
+        return Verdict(FAILS, str(error))
+    if json.dumps(value) == json.dumps(want):
+        return Verdict(MATCHES)
+    return Verdict(DIFFERS, first_difference(want, value))
+
+
+def first_difference(expected: Any, got: Any, path: str = "") -> str:
+    """A short path-level description of the first place two values differ."""
+    if type(expected) is not type(got):
+        return f"{path or '/'}: expected {_short(expected)}, got {_short(got)}"
+    if isinstance(expected, dict):
+        for key in expected:
+            if key not in got:
+                return f"{path}/{key}: missing"
+            diff = first_difference(expected[key], got[key], f"{path}/{key}")
+            if diff:
+                return diff
+        for key in got:
+            if key not in expected:
+                return f"{path}/{key}: unexpected {_short(got[key])}"
+        if list(expected) != list(got):
+            return f"{path or '/'}: keys in another order"
+        return ""
+    if isinstance(expected, list):
+        for i, (a, b) in enumerate(zip(expected, got)):
+            diff = first_difference(a, b, f"{path}/{i}")
+            if diff:
+                return diff
+        if len(expected) != len(got):
+            return f"{path or '/'}: expected {len(expected)} items, got {len(got)}"
+        return ""
+    return "" if expected == got else f"{path or '/'}: expected {_short(expected)}, got {_short(got)}"
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."

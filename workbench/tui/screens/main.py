@@ -1,0 +1,318 @@
+"""The main screen: schema editor, raw output and parse tree, kept in step by one Analysis.
+
+Every edit restarts a short debounce timer; the timer starts an exclusive thread worker that
+runs ``analyze`` (engine only); its result is applied to every pane at once. A result from an
+older edit is ignored, so a slow run never overwrites a newer one.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import partial
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, TextArea, Tree
+from textual.worker import Worker, WorkerState
+
+from ...analysis import Analysis, analyze
+from ...document import SchemaDocument
+from ...engine import TraceNode
+from ...engine.pointer import display
+from ...engine.schema_positions import schema_node_of
+from ...samples import Sample, Verdict, judge
+from ..widgets.parse_tree import ParseTree
+from ..widgets.problem_list import ProblemList
+from ..widgets.raw_view import RawView
+from ..widgets.sample_bar import SampleBar
+from ..widgets.schema_editor import SchemaEditor
+from ..widgets.status_line import StatusLine
+
+DEBOUNCE = 0.015  # seconds of quiet typing before a reparse; well under the 50 ms budget
+TIME_LIMIT = 1.0  # engine time limit per parse in the UI
+
+
+class WorkbenchScreen(Screen):
+    AUTO_FOCUS = "SchemaEditor"
+    BINDINGS = [
+        Binding("f2", "focus_pane('editor')", "Schema", show=False),
+        Binding("f3", "focus_pane('raw')", "Raw output", show=False),
+        Binding("f4", "focus_pane('tree')", "Parse tree", show=False),
+        # TextArea keeps f5-f7 for selecting; these pass over it.
+        Binding("shift+f8,ctrl+pageup", "sample(-1)", "Prev sample", priority=True),
+        Binding("f8,ctrl+pagedown", "sample(1)", "Next sample", priority=True),
+        Binding("f9", "first_problem", "Problem", show=False),
+    ]
+
+    def __init__(self, document: SchemaDocument, samples: list[Sample], start: int = 0) -> None:
+        super().__init__()
+        self.document = document
+        self.samples = samples
+        self.current = start
+        self.verdicts: dict[int, Verdict] = {}
+        self.analysis: Analysis | None = None  # the latest result
+        self.good: Analysis | None = None  # the latest result with a tree
+        self._generation = 0
+        self._edited_at: float | None = None
+        self._debounce = None
+        self.latencies: list[float] = []  # seconds from an edit to its tree on screen
+
+    # ----- layout -------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="panes"):
+            with Vertical(id="left"):
+                editor = SchemaEditor(self.document.saved_text, id="editor")
+                editor.border_title = "Schema"
+                yield editor
+                yield ProblemList(id="problems")
+            with Vertical(id="right"):
+                yield SampleBar(id="samples")
+                raw = RawView(id="raw")
+                raw.border_title = "Raw output"
+                yield raw
+                tree = ParseTree(id="tree")
+                tree.border_title = "Parse tree"
+                yield tree
+        yield StatusLine(id="status")
+        yield Footer()
+
+    @property
+    def editor(self) -> SchemaEditor:
+        return self.query_one(SchemaEditor)
+
+    @property
+    def raw(self) -> RawView:
+        return self.query_one(RawView)
+
+    @property
+    def tree(self) -> ParseTree:
+        return self.query_one(ParseTree)
+
+    @property
+    def status(self) -> StatusLine:
+        return self.query_one(StatusLine)
+
+    @property
+    def sample(self) -> Sample:
+        return self.samples[self.current]
+
+    def on_mount(self) -> None:
+        self.query_one(ProblemList).display = False
+        self._show_sample()
+        self._update_title()
+
+    # ----- parsing ------------------------------------------------------------------------
+    @on(TextArea.Changed, "#editor")
+    def _edited(self) -> None:
+        self._edited_at = time.perf_counter()
+        self._update_title()
+        if self._debounce is not None:
+            self._debounce.stop()
+        self._debounce = self.set_timer(DEBOUNCE, self.reparse)
+
+    def reparse(self) -> None:
+        self._generation += 1
+        generation, text, sample = self._generation, self.editor.text, self.sample.text
+        self.run_worker(
+            partial(analyze, text, sample, time_limit=TIME_LIMIT),
+            name=f"parse:{generation}", group="parse", thread=True, exclusive=True, exit_on_error=False,
+        )
+
+    @on(Worker.StateChanged)
+    def _worker_done(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if worker.group == "parse" and worker.state == WorkerState.SUCCESS:
+            if int(worker.name.split(":")[1]) == self._generation:  # older runs are stale
+                self._apply(worker.result)
+        elif worker.group == "verdicts" and worker.state == WorkerState.SUCCESS:
+            self.verdicts = worker.result
+            self._show_samples()
+        elif worker.state == WorkerState.ERROR:
+            self.status.say(f"internal error in {worker.group}: {worker.error}", "error")
+
+    def _apply(self, analysis: Analysis) -> None:
+        self.analysis = analysis
+        editor = self.editor
+        editor.mark_error(analysis.syntax_at)
+        self.query_one(ProblemList).show(analysis.problems, analysis.syntax_error, analysis.syntax_at)
+        tree = self.tree
+        if analysis.usable:
+            self.good = analysis
+            tree.show(analysis.trace)
+            tree.border_title = "Parse tree"
+            tree.remove_class("-stale")
+            self.raw.set_runs(analysis.runs)
+            self.raw.border_subtitle = self._legend(analysis.fields)
+            self._judge_all(analysis)
+        else:
+            tree.border_title = "Parse tree (stale: the schema has errors)"
+            tree.add_class("-stale")
+        self._say_status()
+        self._follow_editor_cursor()
+        if self._edited_at is not None:
+            self.latencies.append(time.perf_counter() - self._edited_at)
+            self._edited_at = None
+
+    def _legend(self, fields: list[str]) -> Text:
+        from ..palette import field_colour
+
+        legend = Text()
+        for i, name in enumerate(fields):
+            legend.append("■ ", style=field_colour(i))
+            legend.append(f"{name}  ")
+        legend.append("plain: unmatched", style="dim")
+        return legend
+
+    def _say_status(self) -> None:
+        a = self.analysis
+        if a is None:
+            return
+        if a.syntax_error:
+            self.status.say(f"Schema is not valid JSON: line {a.syntax_error}", "error")
+        elif a.errors:
+            first = a.errors[0]
+            more = f" (+{len(a.errors) - 1} more)" if len(a.errors) > 1 else ""
+            self.status.say(f"Schema error at {display(first.path)}: {first.message}{more}", "error")
+        elif a.trace is not None and not a.trace.ok:
+            self.status.say(self._failure_text(a), "error")
+        else:
+            warnings = len(a.problems)
+            note = f" · {warnings} warning{'s' if warnings != 1 else ''}" if warnings else ""
+            self.status.say(f"{self.sample.name} parses: {', '.join(a.fields) or 'no fields'}{note}")
+
+    def _failure_text(self, a: Analysis) -> Text:
+        error = a.trace.error
+        failing = next((n for n in a.trace.nodes() if n.error), None)
+        text = Text(f"Parse fails at {display(a.trace.error_path or '')}: ", style="bold")
+        text.append(getattr(error, "message", str(error)).splitlines()[0][:200])
+        if failing is not None:
+            span = failing.span or failing.source_span
+            if span is not None:
+                got = self.sample.text[span[0] : min(span[1], span[0] + 80)]
+                text.append(f"\n  input: {got!r}{'…' if span[1] - span[0] > 80 else ''}", style="dim")
+        return text
+
+    def _judge_all(self, analysis: Analysis) -> None:
+        schema, samples = analysis.schema, list(self.samples)
+
+        def run() -> dict[int, Verdict]:
+            return {i: judge(s, schema, time_limit=TIME_LIMIT) for i, s in enumerate(samples)}
+
+        self.run_worker(run, name="verdicts", group="verdicts", thread=True, exclusive=True, exit_on_error=False)
+
+    # ----- samples ------------------------------------------------------------------------
+    def _show_sample(self) -> None:
+        self.raw.set_text(self.sample.text)
+        self.raw.border_title = f"Raw output · {self.sample.name}"
+        self._show_samples()
+        self.reparse()
+
+    def _show_samples(self) -> None:
+        self.query_one(SampleBar).show([s.name for s in self.samples], self.current, self.verdicts)
+
+    def action_focus_pane(self, pane: str) -> None:
+        self.query_one(f"#{pane}").focus()
+
+    def action_sample(self, step: int) -> None:
+        if len(self.samples) > 1:
+            self.current = (self.current + step) % len(self.samples)
+            self._show_sample()
+
+    def reload_sample(self) -> None:
+        from ...samples import load
+
+        self.samples[self.current] = load(self.sample.path)
+        self._show_sample()
+
+    # ----- linking the panes ----------------------------------------------------------------
+    @on(Tree.NodeHighlighted, "#tree")
+    def _tree_moved(self, event: Tree.NodeHighlighted[TraceNode]) -> None:
+        node = event.node.data
+        if node is None or self.good is None or self.good.trace is None:
+            return
+        self.raw.select(self._spans_of([node]), scroll=True)
+        positions = self.good.positions
+        if positions is not None and positions.text == self.editor.text:
+            self.editor.mark_node(positions.range_of(node.path))
+
+    def _spans_of(self, nodes: list[TraceNode]) -> list[tuple[int, int]]:
+        trace = self.good.trace
+        spans = []
+        for node in nodes:
+            own = trace.locate(node)  # finds JSON members' exact text on demand
+            if node.via is None:
+                pass  # it got its parent's whole input: lighting all of it would show nothing
+            elif node.span is not None:
+                spans.append(node.span)
+            elif own is not None and node.input_kind == "json":
+                spans.append(own)
+            for m in node.matches:
+                spans.extend(g.span for g in m.groups if g.span is not None)
+        return spans
+
+    @on(TextArea.SelectionChanged, "#editor")
+    def _editor_moved(self) -> None:
+        self._follow_editor_cursor()
+
+    def _follow_editor_cursor(self) -> None:
+        """With the cursor on a schema node: light up its matches and list them."""
+        a = self.analysis
+        if a is None or a.positions is None or a.trace is None or a.schema_text != self.editor.text:
+            return
+        row, column = self.editor.cursor_location
+        path = schema_node_of(a.positions.pointer_at(a.positions.offset(row, column)))
+        visits = a.trace.nodes_at(path)
+        self.editor.mark_node(a.positions.range_of(path), scroll=False)
+        if not visits:
+            self.raw.select([], scroll=False)
+            return
+        spans = self._spans_of(visits)
+        self.raw.select(spans, scroll=bool(spans))
+        if a.trace.ok and not a.syntax_error and not a.errors:
+            matches = sum(len(v.matches) for v in visits)
+            self.status.say(
+                f"{display(path)}: visited {len(visits)}×, {matches} match{'es' if matches != 1 else ''}, "
+                f"{len(spans)} span{'s' if len(spans) != 1 else ''} lit"
+            )
+
+    @on(ProblemList.Picked)
+    def _problem_picked(self, event: ProblemList.Picked) -> None:
+        a = self.analysis
+        target = event.at
+        if target is None and event.pointer is not None and a is not None and a.positions is not None:
+            found = a.positions.range_of(event.pointer) or a.positions.range_of(schema_node_of(event.pointer))
+            target = found[0] if found else None
+        if target is not None:
+            self.editor.move_cursor(target, center=True)
+        self.editor.focus()
+
+    def action_first_problem(self) -> None:
+        problems = self.query_one(ProblemList)
+        if problems.display and problems.option_count:
+            problems.focus()
+            problems.highlighted = 0
+
+    # ----- the document ---------------------------------------------------------------------
+    @property
+    def dirty(self) -> bool:
+        return self.document.is_dirty(self.editor.text)
+
+    def _update_title(self) -> None:
+        mark = " ●" if self.dirty else ""
+        self.editor.border_title = f"Schema · {self.document.name}{mark}"
+        self.app.sub_title = f"{self.document.name}{mark}"
+
+    def saved(self, path: Path) -> None:
+        self._update_title()
+        self.status.say(f"Saved {path}")
+
+    def reload_schema(self) -> None:
+        text = self.document.reload()
+        self.editor.load_text(text)
+        self._update_title()
+        self.reparse()

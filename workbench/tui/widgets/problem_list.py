@@ -1,0 +1,44 @@
+"""The schema's problems (syntax error, validation errors and warnings), each jumping to its node."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from ...engine import ERROR, Problem
+from ...engine.pointer import display
+
+
+class ProblemList(OptionList):
+    class Picked(Message):
+        """The user chose a problem: jump to ``pointer`` (or to ``at`` for a syntax error)."""
+
+        def __init__(self, pointer: str | None, at: tuple[int, int] | None) -> None:
+            super().__init__()
+            self.pointer, self.at = pointer, at
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._targets: list[tuple[str | None, tuple[int, int] | None]] = []
+
+    def show(self, problems: list[Problem], syntax_error: str | None = None, syntax_at=None) -> None:
+        self.clear_options()
+        self._targets = []
+        if syntax_error:
+            self.add_option(Option(Text("error  " + syntax_error, style="bold red")))
+            self._targets.append((None, syntax_at))
+        for p in problems:
+            style = "red" if p.severity == ERROR else "yellow"
+            label = Text(f"{p.severity:<8}", style=f"bold {style}")
+            label.append(display(p.path), style="bold")
+            label.append("  " + p.message)
+            self.add_option(Option(label))
+            self._targets.append((p.path, None))
+        self.display = bool(self._targets)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        pointer, at = self._targets[event.option_index]
+        self.post_message(self.Picked(pointer, at))

@@ -1,0 +1,30 @@
+"""Which sample is open, and how the schema fares on every sample."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from ...samples import DIFFERS, FAILS, MATCHES, PARSES, Verdict
+
+_MARK = {PARSES: ("✓", "green"), MATCHES: ("✓✓", "bold green"), FAILS: ("✗", "red"), DIFFERS: ("≠", "bold red")}
+
+
+class SampleBar(Static):
+    DEFAULT_CSS = "SampleBar { height: auto; padding: 0 1; background: $boost; }"
+
+    def show(self, names: list[str], current: int, verdicts: dict[int, Verdict]) -> None:
+        text = Text(f"sample {current + 1}/{len(names)}  ", style="dim")
+        for i, name in enumerate(names):
+            verdict = verdicts.get(i)
+            mark, style = _MARK.get(verdict.status, ("…", "dim")) if verdict else ("…", "dim")
+            entry = Text(f" {mark} {name} ", style=style)
+            if i == current:
+                entry.stylize("reverse")
+            text.append_text(entry)
+        current_verdict = verdicts.get(current)
+        if current_verdict is not None:
+            text.append(f"   {current_verdict.status}", style="bold")
+            if current_verdict.detail and not current_verdict.good:
+                text.append(f": {current_verdict.detail[:100]}", style="dim")
+        self.update(text)

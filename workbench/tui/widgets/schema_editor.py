@@ -1,0 +1,68 @@
+"""The schema editor: a JSON TextArea that can mark one node's range and an error position."""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual.widgets import TextArea
+
+Location = tuple[int, int]
+
+_NODE_STYLE = Style(bgcolor="#3a3d5c")
+_ERROR_STYLE = Style(bgcolor="#8b1e1e", color="#ffffff", bold=True)
+
+
+def _json_language() -> str | None:
+    """JSON highlighting needs tree-sitter; without it the editor still works, uncoloured."""
+    try:
+        import tree_sitter_json  # noqa: F401
+    except ImportError:
+        return None
+    return "json"
+
+
+class SchemaEditor(TextArea):
+    def __init__(self, text: str = "", *, id: str | None = None) -> None:
+        super().__init__(
+            text, language=_json_language(), theme="monokai", soft_wrap=False, tab_behavior="indent",
+            show_line_numbers=True, id=id,
+        )
+        self.node_range: tuple[Location, Location] | None = None
+        self.error_at: Location | None = None
+
+    def mark_node(self, span: tuple[Location, Location] | None, scroll: bool = True) -> None:
+        """Shade the text of the schema node the user is looking at elsewhere."""
+        if span == self.node_range:
+            return
+        self.node_range = span
+        self._repaint()
+        if span is not None and scroll:
+            (row, _), _ = span
+            top = self.scroll_offset.y
+            if not top <= row < top + self.size.height - 1:
+                self.scroll_to(y=max(0, row - 2), animate=False)
+
+    def mark_error(self, at: Location | None) -> None:
+        if at != self.error_at:
+            self.error_at = at
+            self._repaint()
+
+    def _repaint(self) -> None:
+        # TextArea caches rendered lines by its own state only; our marks are not part of the key.
+        self._line_cache.clear()
+        self.refresh()
+
+    def get_line(self, line_index: int) -> Text:
+        line = super().get_line(line_index)
+        if self.node_range is not None:
+            (r0, c0), (r1, c1) = self.node_range
+            if r0 <= line_index <= r1:
+                start = c0 if line_index == r0 else 0
+                end = c1 if line_index == r1 else len(line)
+                line.stylize(_NODE_STYLE, start, max(end, start + 1) if line_index == r0 == r1 else end)
+        if self.error_at is not None and self.error_at[0] == line_index:
+            column = self.error_at[1]
+            if column >= len(line):
+                line.append(" ")
+            line.stylize(_ERROR_STYLE, column, column + 1)
+        return line
