@@ -54,6 +54,7 @@ def analyze(schema_text: str, sample_text: str, *, time_limit: float = DEFAULT_T
     result.problems = validate(result.schema)
     if not result.errors:
         result.trace = trace(sample_text, result.schema, time_limit=time_limit)
+        result.trace.index()  # here, in the worker, not on the UI thread
         result.fields, paints = trace_paints(result.trace)
         result.runs = flatten(paints)
     result.seconds = time.perf_counter() - started

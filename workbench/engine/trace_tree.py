@@ -160,6 +160,7 @@ class Trace:
     value: Any = None
     error: Exception | None = None
     members: dict = field(default_factory=dict, repr=False)  # (start, end) -> member spans
+    _index: Optional[dict] = field(default=None, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -174,7 +175,16 @@ class Trace:
 
     def nodes_at(self, path: str) -> list[TraceNode]:
         """Every visit of one schema node (an ``items`` node is visited once per item)."""
-        return [n for n in self.root.walk() if n.path == path]
+        return self.index().get(path, [])
+
+    def index(self) -> dict[str, list[TraceNode]]:
+        """Schema path -> its visits, built once (callers off the UI thread can build it early)."""
+        if self._index is None:
+            index: dict[str, list[TraceNode]] = {}
+            for node in self.root.walk():
+                index.setdefault(node.path, []).append(node)
+            self._index = index
+        return self._index
 
     def locate(self, node: TraceNode) -> Optional[Span]:
         """The node's exact source span, locating JSON members on demand."""

@@ -59,6 +59,7 @@ class WorkbenchScreen(Screen):
         self.good: Analysis | None = None  # the latest result with a tree
         self._generation = 0
         self._edited_at: float | None = None
+        self._last_edit = 0.0
         self._debounce = None
         self.latencies: list[float] = []  # seconds from an edit to its tree on screen
 
@@ -107,9 +108,15 @@ class WorkbenchScreen(Screen):
         self._update_title()
 
     # ----- parsing ------------------------------------------------------------------------
+    def idle_for(self) -> float:
+        """Seconds since the last edit (and no parse running)."""
+        if any(w.group == "parse" and not w.is_finished for w in self.workers):
+            return 0.0
+        return time.perf_counter() - self._last_edit
+
     @on(TextArea.Changed, "#editor")
     def _edited(self) -> None:
-        self._edited_at = time.perf_counter()
+        self._edited_at = self._last_edit = time.perf_counter()
         self._update_title()
         if self._debounce is not None:
             self._debounce.stop()
@@ -266,6 +273,10 @@ class WorkbenchScreen(Screen):
             return
         row, column = self.editor.cursor_location
         path = schema_node_of(a.positions.pointer_at(a.positions.offset(row, column)))
+        if not path:  # the root: everything; lighting it all would show nothing
+            self.editor.mark_node(None)
+            self.raw.select([], scroll=False)
+            return
         visits = a.trace.nodes_at(path)
         self.editor.mark_node(a.positions.range_of(path), scroll=False)
         if not visits:

@@ -33,8 +33,9 @@ def label_for(node: TraceNode) -> Text:
         label.append(f"  ({node.via})", style="dim")
     elif node.value is not MISSING and not node.children:
         label.append("  " + _preview(node.value), style="green")
-    if node.matches and node.error is None:
-        label.append(f"  [{len(node.matches)} match{'es' if len(node.matches) != 1 else ''}]", style="dim")
+    found = len(node.found)  # not node.matches: that builds every match object
+    if found and node.error is None:
+        label.append(f"  [{found} match{'es' if found != 1 else ''}]", style="dim")
     return label
 
 
@@ -56,10 +57,15 @@ class ParseTree(Tree[TraceNode]):
         return tuple(reversed(keys))
 
     def show(self, trace: Trace) -> None:
+        if self.trace is not None and _same_shape(self.root, trace.root):
+            # The usual keystroke: same nodes, new values. Relabel in place; no rebuild, no flicker.
+            self.trace = trace
+            _relabel(self.root, trace.root)
+            return
         cursor = self.identity(self.cursor_node) if self.cursor_node is not None else ()
         self.trace = trace
-        # Small traces open fully; large ones (thousands of tool calls) show their top level.
-        self._open_depth = 6 if sum(1 for _ in trace.nodes()) <= 400 else 1
+        # Small traces open fully; large ones (thousands of tool calls) open on demand.
+        self._open_depth = 6 if sum(1 for _ in trace.nodes()) <= 400 else 0
         self.clear()
         self.root.data = trace.root
         self.root.set_label(label_for(trace.root))
@@ -95,3 +101,26 @@ class ParseTree(Tree[TraceNode]):
 
     def on_tree_node_collapsed(self, event: Tree.NodeCollapsed[TraceNode]) -> None:
         self._expanded.discard(self.identity(event.node))
+
+
+def _same_shape(shown: TreeNode[TraceNode], node: TraceNode) -> bool:
+    """Whether ``node`` has the children ``shown`` displays (compared where filled in)."""
+    if shown.data is None or bool(shown.data.children) != bool(node.children):
+        return False
+    if not shown.children:
+        return True
+    if len(shown.children) != len(node.children):
+        return False
+    return all(
+        a.data is not None and a.data.key == b.key and a.data.path == b.path and _same_shape(a, b)
+        for a, b in zip(shown.children, node.children)
+    )
+
+
+def _relabel(shown: TreeNode[TraceNode], node: TraceNode) -> None:
+    shown.data = node
+    label = label_for(node)
+    if label != shown.label:
+        shown.set_label(label)
+    for a, b in zip(shown.children, node.children):
+        _relabel(a, b)

@@ -1,0 +1,43 @@
+"""Pictures of the main screen on a shipped sample (pytest-textual-snapshot; Textual is pinned).
+
+Regenerate after an intended change with: python -m pytest tests/test_snapshots.py --snapshot-update
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from workbench.document import SchemaDocument
+from workbench.samples import discover, load
+from workbench.tui.app import WorkbenchApp
+
+ROOT = Path(__file__).resolve().parent.parent
+SIZE = (150, 42)
+
+
+def shipped_app(sample: str) -> WorkbenchApp:
+    # Relative paths keep the picture the same on every machine.
+    folder = Path("sample_outputs/qwen3")
+    paths = discover(ROOT / folder)
+    samples = [load(p) for p in paths]
+    for s in samples:
+        s.path = folder / s.path.name
+    app = WorkbenchApp(SchemaDocument.open(ROOT / "schemas" / "qwen3.json"), samples, [p.name for p in paths].index(sample))
+    app.document.path = Path("schemas/qwen3.json")
+    return app
+
+
+async def _settle(pilot) -> None:
+    pilot.app.main.editor.cursor_blink = False
+    for _ in range(3):
+        await pilot.pause(0.05)
+        await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def test_main_screen(snap_compare):
+    assert snap_compare(shipped_app("parallel_calls.txt"), terminal_size=SIZE, run_before=_settle)
+
+
+def test_main_screen_with_a_failing_sample(snap_compare):
+    assert snap_compare(shipped_app("truncated_call.txt"), terminal_size=SIZE, run_before=_settle)
