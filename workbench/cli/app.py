@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from .check import check
 from .export import export
 from .open import open_
 from .parse import parse
@@ -19,6 +20,7 @@ app = typer.Typer(
 app.command()(parse)
 app.command()(validate)
 app.command()(export)
+app.command()(check)
 app.command(name="open")(open_)
 
 

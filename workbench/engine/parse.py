@@ -382,7 +382,7 @@ class _Run:
             raise SchemaTypeError(f"an object node needs a dict or a string, got {_type_name(content)}: {_preview(content)}")
         missing = [key for key in schema.get("required", []) if key not in out]
         if missing:
-            raise SchemaValueError(f"required keys {missing} are missing; parsed {_preview(out)}")
+            raise SchemaValueError(f"required fields {missing} are missing from parsed output; parsed {_preview(out)}")
         return out
 
     def _extra(self, value, schema, key, loc, tn, via, near):

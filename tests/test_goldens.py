@@ -1,0 +1,52 @@
+"""Every shipped golden equals what transformers 5.14.1 gives, and every family checks out."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from oracle import RAISED, oracle_parse, run_oracle, same
+from workbench.check import check
+from workbench.samples import ERROR_SUFFIX, family_schema, is_sample_file
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = sorted(p for p in (ROOT / "sample_outputs").glob("*/*.txt") if is_sample_file(p))
+
+
+def oracle_message(text: str, schema) -> str | None:
+    try:
+        oracle_parse(text, schema)
+    except Exception as exc:  # noqa: BLE001 - any error the runtime raises
+        return str(exc)
+    return None
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_golden_equals_transformers(sample: Path):
+    schema = json.loads((ROOT / "schemas" / f"{sample.parent.name}.json").read_text(encoding="utf-8"))
+    text = sample.read_bytes().decode("utf-8")
+    value_golden = sample.with_name(sample.stem + ".expected.json")
+    error_golden = sample.with_name(sample.stem + ERROR_SUFFIX)
+    assert value_golden.exists() != error_golden.exists(), "exactly one golden per sample"
+    got = run_oracle(text, schema)
+    if value_golden.exists():
+        assert got is not RAISED, oracle_message(text, schema)
+        assert same(got, json.loads(value_golden.read_text(encoding="utf-8")))
+    else:
+        phrase = error_golden.read_text(encoding="utf-8").strip()
+        message = oracle_message(text, schema)
+        assert message is not None, "transformers parses this sample, but the golden expects an error"
+        assert phrase.lower() in message.lower()
+
+
+def test_every_family_passes_workbench_check():
+    results = check(ROOT / "schemas", ROOT / "sample_outputs")
+    failing = {r.family: r.problem or [c.difference for c in r.cases if c.status != "pass"] for r in results if not r.ok}
+    assert not failing
+
+
+def test_every_sample_opens_with_its_family_schema():
+    for sample in SAMPLES:
+        assert family_schema(sample) == (ROOT / "schemas" / f"{sample.parent.name}.json").resolve()

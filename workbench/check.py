@@ -1,0 +1,141 @@
+"""``workbench check``: every shipped schema on its family's samples, against the goldens.
+
+Layout: ``SCHEMAS/<family>.json`` and ``SAMPLES/<family>/<case>.txt`` with ``<case>.expected.json``
+or ``<case>.expected-error.txt``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .engine import ParseFailure, errors, parse_response, validate
+from .files import InputError, dump_json, load_schema, atomic_write
+from .samples import ERROR_SUFFIX, expected_of, first_difference, is_sample_file, load
+
+PASS, FAIL, NO_GOLDEN = "pass", "fail", "no golden"
+
+# Phrases that transformers' messages and ours share, for error goldens written by --update.
+_SHARED_PHRASES = ("could not parse its contents as JSON", "are missing from parsed output")
+
+
+@dataclass
+class CaseResult:
+    case: str
+    status: str
+    difference: str = ""
+    value: Any = None
+    error: str | None = None
+
+
+@dataclass
+class FamilyResult:
+    family: str
+    schema: str
+    cases: list[CaseResult] = field(default_factory=list)
+    problem: str | None = None  # the family could not be checked at all
+
+    @property
+    def ok(self) -> bool:
+        return self.problem is None and bool(self.cases) and all(c.status == PASS for c in self.cases)
+
+    @property
+    def passed(self) -> int:
+        return sum(c.status == PASS for c in self.cases)
+
+
+def check(
+    schemas_dir: str | Path = "schemas", samples_dir: str | Path = "sample_outputs", families: list[str] | None = None
+) -> list[FamilyResult]:
+    schemas_dir, samples_dir = Path(schemas_dir), Path(samples_dir)
+    if not samples_dir.is_dir():
+        raise InputError(f"{samples_dir}: no such samples folder")
+    if not schemas_dir.is_dir():
+        raise InputError(f"{schemas_dir}: no such schemas folder")
+    results = []
+    for folder in sorted(p for p in samples_dir.iterdir() if p.is_dir()):
+        if families and folder.name not in families:
+            continue
+        results.append(check_family(schemas_dir / f"{folder.name}.json", folder))
+    return results
+
+
+def check_family(schema_path: Path, folder: Path) -> FamilyResult:
+    result = FamilyResult(folder.name, str(schema_path))
+    try:
+        schema = load_schema(schema_path)
+    except InputError as exc:
+        result.problem = str(exc)
+        return result
+    bad = errors(validate(schema))
+    if bad:
+        result.problem = f"{schema_path}: {bad[0]}" + (f" (+{len(bad) - 1} more)" if len(bad) > 1 else "")
+        return result
+    for path in sorted(p for p in folder.iterdir() if p.is_file() and is_sample_file(p)):
+        result.cases.append(check_case(path, schema))
+    if not result.cases:
+        result.problem = f"{folder}: no samples"
+    return result
+
+
+def check_case(path: Path, schema: Any) -> CaseResult:
+    try:
+        sample = load(path)
+    except InputError as exc:
+        return CaseResult(path.stem, FAIL, str(exc))
+    case = CaseResult(path.stem, FAIL)
+    try:
+        case.value = parse_response(sample.text, schema)
+    except ParseFailure as exc:
+        case.error = str(exc)
+    expected = expected_of(sample)
+    if expected is None:
+        case.status = NO_GOLDEN
+        case.difference = "no golden: " + (f"fails with {case.error}" if case.error else "parses")
+        return case
+    kind, want = expected
+    if kind == "error":
+        if case.error is None:
+            case.difference = f"expected an error containing {want!r}, but it parses"
+        elif want.lower() not in case.error.lower():
+            case.difference = f"fails, but not with {want!r}: {case.error}"
+        else:
+            case.status = PASS
+    elif case.error is not None:
+        case.difference = f"expected a message, but it fails: {case.error}"
+    elif json.dumps(case.value) != json.dumps(want):
+        case.difference = first_difference(want, case.value)
+    else:
+        case.status = PASS
+    return case
+
+
+def update_goldens(samples_dir: str | Path, results: list[FamilyResult]) -> list[Path]:
+    """Write each failing or missing golden from the current result. For maintainers only."""
+    written = []
+    for family in results:
+        for case in family.cases:
+            if case.status == PASS:
+                continue
+            base = Path(samples_dir) / family.family / case.case
+            value_path, error_path = base.with_suffix(".expected.json"), base.with_name(base.name + ERROR_SUFFIX)
+            if case.error is None:
+                atomic_write(value_path, dump_json(case.value))
+                error_path.unlink(missing_ok=True)
+                written.append(value_path)
+            else:
+                phrase = next((p for p in _SHARED_PHRASES if p.lower() in case.error.lower()), case.error.split(": ", 1)[-1][:80])
+                atomic_write(error_path, phrase + "\n")
+                value_path.unlink(missing_ok=True)
+                written.append(error_path)
+    return written
+
+
+def as_json(results: list[FamilyResult]) -> list[dict]:
+    return [
+        {"family": r.family, "schema": r.schema, "ok": r.ok, "passed": r.passed, "problem": r.problem,
+         "cases": [{k: v for k, v in asdict(c).items() if k in ("case", "status", "difference")} for c in r.cases]}
+        for r in results
+    ]
