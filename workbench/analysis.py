@@ -46,8 +46,7 @@ def analyze(schema_text: str, sample_text: str, *, time_limit: float = DEFAULT_T
         result.schema = parse_schema_text(schema_text, "schema")
     except InputError as exc:
         result.syntax_error = str(exc).removeprefix("schema:")
-        line, column = (int(x) for x in result.syntax_error.split(":")[:2])
-        result.syntax_at = (line - 1, column - 1)
+        result.syntax_at = (exc.line - 1, exc.column - 1)
         result.seconds = time.perf_counter() - started
         return result
     result.positions = SchemaPositions.of(schema_text)

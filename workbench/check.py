@@ -6,14 +6,13 @@ or ``<case>.expected-error.txt``.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .engine import ParseFailure, errors, parse_response, validate
-from .files import InputError, dump_json, load_schema, atomic_write
-from .samples import ERROR_SUFFIX, expected_of, first_difference, is_sample_file, load
+from .engine import errors, validate
+from .files import InputError, atomic_write, dump_json, load_schema
+from .samples import ERROR_SUFFIX, MATCHES, is_sample_file, judge, load
 
 PASS, FAIL, NO_GOLDEN = "pass", "fail", "no golden"
 
@@ -85,31 +84,13 @@ def check_case(path: Path, schema: Any) -> CaseResult:
         sample = load(path)
     except InputError as exc:
         return CaseResult(path.stem, FAIL, str(exc))
-    case = CaseResult(path.stem, FAIL)
-    try:
-        case.value = parse_response(sample.text, schema)
-    except ParseFailure as exc:
-        case.error = str(exc)
-    expected = expected_of(sample)
-    if expected is None:
-        case.status = NO_GOLDEN
-        case.difference = "no golden: " + (f"fails with {case.error}" if case.error else "parses")
-        return case
-    kind, want = expected
-    if kind == "error":
-        if case.error is None:
-            case.difference = f"expected an error containing {want!r}, but it parses"
-        elif want.lower() not in case.error.lower():
-            case.difference = f"fails, but not with {want!r}: {case.error}"
-        else:
-            case.status = PASS
-    elif case.error is not None:
-        case.difference = f"expected a message, but it fails: {case.error}"
-    elif json.dumps(case.value) != json.dumps(want):
-        case.difference = first_difference(want, case.value)
-    else:
-        case.status = PASS
-    return case
+    verdict = judge(sample, schema)
+    if verdict.status == MATCHES:
+        return CaseResult(path.stem, PASS, "", verdict.value, verdict.error)
+    if not verdict.golden:
+        outcome = f"fails with {verdict.error}" if verdict.error else "parses"
+        return CaseResult(path.stem, NO_GOLDEN, f"no golden: {outcome}", verdict.value, verdict.error)
+    return CaseResult(path.stem, FAIL, verdict.detail, verdict.value, verdict.error)
 
 
 def update_goldens(samples_dir: str | Path, results: list[FamilyResult]) -> list[Path]:

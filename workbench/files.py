@@ -13,6 +13,10 @@ from typing import Any
 class InputError(Exception):
     """Input the workbench cannot use; the message names the file (and line and column)."""
 
+    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
+        super().__init__(message)
+        self.line, self.column = line, column  # 1-based, for JSON syntax errors
+
 
 def _read_bytes(path: Path, what: str) -> bytes:
     if not path.exists():
@@ -52,7 +56,7 @@ def parse_schema_text(text: str, source: str = "<schema>") -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"{source}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
+        raise InputError(f"{source}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
 
 
 def load_schema(path: str | os.PathLike) -> Any:

@@ -75,6 +75,9 @@ PARSES, FAILS, MATCHES, DIFFERS = "parses", "fails", "matches expected", "differ
 class Verdict:
     status: str
     detail: str = ""
+    value: Any = None  # the parsed message, when it parses
+    error: str | None = None  # the failure, when it fails
+    golden: bool = False  # whether the sample has a golden to compare with
 
     @property
     def good(self) -> bool:
@@ -95,26 +98,32 @@ def expected_of(sample: Sample) -> tuple[str, Any] | None:
 
 
 def judge(sample: Sample, schema: Any, *, time_limit: float = 2.0) -> Verdict:
-    """How ``schema`` fares on ``sample``, against its golden when it has one."""
+    """How ``schema`` fares on ``sample``, against its golden when it has one (the TUI's sample
+    bar and ``workbench check`` both ask this)."""
     try:
-        value, error = parse_response(sample.text, schema, time_limit=time_limit), None
+        verdict = Verdict(PARSES, value=parse_response(sample.text, schema, time_limit=time_limit))
     except ParseFailure as exc:
-        value, error = None, exc
+        verdict = Verdict(FAILS, str(exc), error=str(exc))
     expected = expected_of(sample)
     if expected is None:
-        return Verdict(PARSES) if error is None else Verdict(FAILS, str(error))
+        return verdict
+    verdict.golden = True
     kind, want = expected
+    error = verdict.error
     if kind == "error":
         if error is None:
-            return Verdict(DIFFERS, f"expected an error ({want}) but it parses")
-        if want.lower() in str(error).lower():
-            return Verdict(MATCHES, "fails as expected")
-        return Verdict(DIFFERS, f"fails, but not with {want!r}: {error}")
-    if error is not None:
-        return Verdict(FAILS, str(error))
-    if json.dumps(value) == json.dumps(want):
-        return Verdict(MATCHES)
-    return Verdict(DIFFERS, first_difference(want, value))
+            verdict.status, verdict.detail = DIFFERS, f"expected an error containing {want!r}, but it parses"
+        elif want.lower() in error.lower():
+            verdict.status, verdict.detail = MATCHES, "fails as expected"
+        else:
+            verdict.status, verdict.detail = DIFFERS, f"fails, but not with {want!r}: {error}"
+    elif error is not None:
+        verdict.detail = f"expected a message, but it fails: {error}"
+    elif json.dumps(verdict.value) == json.dumps(want):
+        verdict.status = MATCHES
+    else:
+        verdict.status, verdict.detail = DIFFERS, first_difference(want, verdict.value)
+    return verdict
 
 
 def first_difference(expected: Any, got: Any, path: str = "") -> str:
