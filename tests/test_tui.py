@@ -166,7 +166,9 @@ async def test_editor_cursor_lights_that_nodes_matches(workdir):
         await pilot.pause()
         text = app.main.raw.text
         assert any(text[s:e].startswith('{"name": "get_weather"') for s, e in app.main.raw.selected)
-        assert "/properties/tool_calls: visited 1×, 1 match" in str(app.main.status.render())
+        status = str(app.main.status.render())
+        assert "/properties/tool_calls: visited 1×, 1 match" in status
+        assert "x-regex-iterator #0 175–314 '<tool_call>⏎{\"name\": \"ge'…" in status
 
 
 async def test_samples_next_previous_and_their_verdicts(workdir):

@@ -285,11 +285,24 @@ class WorkbenchScreen(Screen):
         spans = self._spans_of(visits)
         self.raw.select(spans, scroll=bool(spans))
         if a.trace.ok and not a.syntax_error and not a.errors:
-            matches = sum(len(v.matches) for v in visits)
-            self.status.say(
-                f"{display(path)}: visited {len(visits)}×, {matches} match{'es' if matches != 1 else ''}, "
-                f"{len(spans)} span{'s' if len(spans) != 1 else ''} lit"
-            )
+            self.status.say(self._matches_text(path, visits))
+
+    def _matches_text(self, path: str, visits: list[TraceNode]) -> Text:
+        """The node's matches, listed: which key, where, and the start of what it matched."""
+        matches = [m for v in visits for m in v.matches]
+        text = Text(f"{display(path)}: visited {len(visits)}×, {len(matches)} match{'es' if len(matches) != 1 else ''}", style="bold")
+        raw = self.sample.text
+        for m in matches[:4]:
+            if m.span is None:
+                text.append(f"  · {m.key} #{m.index} (in rewritten text)", style="dim")
+                continue
+            start, end = m.span
+            excerpt = raw[start : min(end, start + 24)].replace("\n", "⏎")
+            text.append(f"  · {m.key} #{m.index} {start}–{end} ")
+            text.append(repr(excerpt) + ("…" if end - start > 24 else ""), style="green")
+        if len(matches) > 4:
+            text.append(f"  · +{len(matches) - 4} more", style="dim")
+        return text
 
     @on(ProblemList.Picked)
     def _problem_picked(self, event: ProblemList.Picked) -> None:
