@@ -321,3 +321,22 @@ async def test_help_and_palette_list_the_actions(workdir):
         await pilot.press("f1")
         await pilot.pause()
         assert type(app.screen).__name__ == "HelpScreen"
+
+
+async def test_keys_keep_their_order_while_the_screen_is_busy(workdir):
+    """Arrow keys and backspace must not overtake typed characters when a reparse is applied."""
+    import time as _time
+
+    from textual import events
+
+    app = make_app(workdir)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        editor = app.main.editor
+        move_to(editor, '"assistant', after=True)
+        app.main.call_later(lambda: _time.sleep(0.3))  # the screen stalls, as while applying a big reparse
+        for key, char in [("x", "x"), ("left", None), ("left", None), ("backspace", None), ("y", "y")]:
+            editor.post_message(events.Key(key, char))
+        await pilot.pause(0.6)
+        line = next(l for l in editor.text.splitlines() if '"role"' in l)
+        assert '"assistaytx"' in line, line

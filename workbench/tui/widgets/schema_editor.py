@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.widgets import TextArea
 
 Location = tuple[int, int]
@@ -29,6 +30,20 @@ class SchemaEditor(TextArea):
         )
         self.node_range: tuple[Location, Location] | None = None
         self.error_at: Location | None = None
+
+    async def _on_key(self, event: events.Key) -> None:
+        # Textual resolves a widget's own key bindings (arrows, backspace, ...) only after the key
+        # has bubbled through every ancestor's message queue, while typed characters are inserted
+        # at once. When the screen is busy applying a reparse, a fast "x, backspace, y" would land
+        # as "xy" and a late backspace. Running our own bindings here keeps keys in typed order.
+        bindings = self._bindings.key_to_bindings.get(event.key)
+        if bindings and not self.read_only:
+            event.stop()
+            event.prevent_default()
+            self._restart_blink()
+            await self.run_action(bindings[0].action)
+            return
+        await super()._on_key(event)
 
     def mark_node(self, span: tuple[Location, Location] | None, scroll: bool = True) -> None:
         """Shade the text of the schema node the user is looking at elsewhere."""
