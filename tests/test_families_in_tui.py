@@ -1,0 +1,33 @@
+"""Every shipped family opens in the workbench the way ``workbench open sample_outputs/<family>/`` does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from workbench.document import SchemaDocument
+from workbench.samples import MATCHES, discover, family_schema, load
+from workbench.tui.app import WorkbenchApp
+
+ROOT = Path(__file__).resolve().parent.parent
+FAMILIES = sorted(p for p in (ROOT / "sample_outputs").iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("folder", FAMILIES, ids=lambda p: p.name)
+async def test_family_opens_and_every_sample_matches_its_golden(folder: Path):
+    paths = discover(folder)
+    schema = family_schema(paths[0])
+    assert schema is not None, f"no schemas/{folder.name}.json"
+    app = WorkbenchApp(SchemaDocument.open(schema), [load(p) for p in paths])
+    async with app.run_test(size=(160, 45)) as pilot:
+        for _ in range(3):
+            await pilot.pause(0.05)
+            await app.workers.wait_for_complete()
+        await pilot.pause()
+        main = app.main
+        assert main.analysis is not None and main.analysis.usable
+        assert main.tree.root.children, "the parse tree is empty"
+        verdicts = main.verdicts
+        assert len(verdicts) == len(paths)
+        assert {paths[i].name: v.status for i, v in verdicts.items() if v.status != MATCHES} == {}
