@@ -35,11 +35,16 @@ def run_oracle(text: Any, schema: Any) -> Any:
 
 
 def run_ours(text: Any, schema: Any, backend: str) -> Any:
+    value, _ = run_ours_with_error(text, schema, backend)
+    return value
+
+
+def run_ours_with_error(text: Any, schema: Any, backend: str = "auto") -> tuple[Any, Exception | None]:
     try:
-        return workbench.parse_response(text, schema, backend=backend)
+        return workbench.parse_response(text, schema, backend=backend), None
     except workbench.ParseFailure as exc:
         assert isinstance(exc, (ValueError, TypeError)), f"unexpected failure class {type(exc)}"
-        return RAISED
+        return RAISED, exc
 
 
 def same(a: Any, b: Any) -> bool:
@@ -60,7 +65,7 @@ def same(a: Any, b: Any) -> bool:
 def assert_agrees(text: Any, schema: Any, backends=("re", "regex")) -> Any:
     expected = run_oracle(text, schema)
     for backend in backends:
-        got = run_ours(text, schema, backend)
+        got, error = run_ours_with_error(text, schema, backend)
         assert same(got, expected), (
             f"backend {backend} disagrees with transformers\n text={text!r}\n schema={schema!r}\n"
             f" ours={got!r}\n oracle={expected!r}"
@@ -68,6 +73,8 @@ def assert_agrees(text: Any, schema: Any, backends=("re", "regex")) -> Any:
     trace = workbench.trace(text, schema, backend=backends[-1])
     if expected is RAISED:
         assert trace.error is not None, f"trace found no error where transformers raises: {schema!r}"
+        # parse_response names the node in its own walk: the same node and message as the trace
+        assert (type(error), str(error)) == (type(trace.error), str(trace.error))
     else:
         assert trace.error is None, f"trace failed where transformers did not: {trace.error}"
         assert same(trace.value, expected)

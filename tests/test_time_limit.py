@@ -21,7 +21,62 @@ def test_runaway_regex_is_stopped(backend):
         workbench.parse_response(TEXT, EVIL, time_limit=0.3, backend=backend)
     assert time.monotonic() - started < 5  # generous: the point is that it ends at all
     assert info.value.path == "/properties/answer"
-    assert "0.3 s time limit" in str(info.value)
+    assert "(time limit 0.3 s)" in str(info.value)
+    assert str(info.value).startswith("/properties/answer: stopped after ")
+
+
+NESTED = {
+    "type": "object",
+    "properties": {
+        "calls": {
+            "type": "array",
+            "x-regex-iterator": "<c>(.*?)</c>",
+            "items": {"type": "object", "properties": {"name": {"type": "string", "x-regex": "^(\\w+)"},
+                                                        "slow": {"type": "string", "x-regex": "((a|aa)+)$"}}},
+        }
+    },
+}
+
+
+def test_a_timeout_is_named_by_the_one_walk(monkeypatch):
+    """parse_response finds the failing node in the walk that failed: no second walk (trace), so
+    one deadline and no second run of the slow regex."""
+    from workbench.engine import parse
+
+    def no_retrace(*args, **kwargs):
+        raise AssertionError("parse_response ran a second walk")
+
+    monkeypatch.setattr(parse, "trace", no_retrace)
+    started = time.monotonic()
+    with pytest.raises(RegexTimeout) as info:
+        workbench.parse_response("<c>ok</c><c>f " + "a" * 60 + "b</c>", NESTED, time_limit=0.3)
+    assert time.monotonic() - started < 5
+    assert info.value.path == "/properties/calls/items/properties/slow"
+    assert "(time limit 0.3 s)" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "text, schema, path",
+    [
+        ("<c>ok</c>", {"type": "object", "properties": {"calls": dict(NESTED["properties"]["calls"], items={"type": "integer"})}},
+         "/properties/calls/items"),
+        ('{"a": {"b": "x"}}', {"type": "object", "x-parser": "json", "properties": {"a": {"type": "object", "properties": {"b": {"type": "boolean"}}}}},
+         "/properties/a/properties/b"),
+        ('{"a": [1, "x"]}', {"type": "object", "x-parser": "json", "additionalProperties": {"prefixItems": [{}, {"type": "number"}], "type": "array"}},
+         "/additionalProperties/prefixItems/1"),
+        ("x", {"type": "object", "properties": {"a/b": "string"}}, "/properties/a~1b"),
+        ("x", {"x-parser": "yaml"}, ""),
+    ],
+)
+def test_failures_are_named_without_a_second_walk(monkeypatch, text, schema, path):
+    from workbench.engine import parse
+
+    expected = workbench.trace(text, schema).error
+    monkeypatch.setattr(parse, "trace", None)
+    with pytest.raises(workbench.ParseFailure) as info:
+        workbench.parse_response(text, schema)
+    assert info.value.path == expected.path == path
+    assert str(info.value) == str(expected)
 
 
 def test_trace_reports_the_timeout_at_the_node():

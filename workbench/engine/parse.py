@@ -119,32 +119,25 @@ class _Run:
         segment, built only if it fails, to keep the hot path lean)."""
         try:
             value = self._node(content, schema, loc, tn)
-        except ParseFailure as exc:
-            self._fail(exc, prefix, key, tn)
-            raise
         except RecursionError:
             raise
-        except Exception as exc:  # the runtime would raise this raw; give it a path
-            failure = (SchemaValueError if isinstance(exc, ValueError) else SchemaTypeError)(
-                f"{_type_name(exc)}: {exc}"
-            )
-            self._fail(failure, prefix, key, tn)
+        except Exception as exc:
+            failure = _located(exc, prefix, key)
+            if tn is not None and len(failure._segments) == 1:  # this node is where it failed
+                tn.error = failure.message
             raise failure from None
         if tn is not None:
             tn.value = value
         return value
 
-    @staticmethod
-    def _fail(exc: ParseFailure, prefix: str, key: Any, tn: tr.TraceNode | None) -> None:
-        if tn is not None and not exc._segments:
-            tn.error = exc.message
-        exc.add_segment(prefix if key is None else prefix + escape(key))
-
     def child(self, content, schema, prefix, key, loc, parent, via, near):
         """A child node; with tracing, its TraceNode is added to ``parent`` first. Without, the
-        call goes straight to _node: parse_response finds the failing node's path afterwards."""
+        call goes straight to _node (a failure still gets the child's pointer segment)."""
         if parent is None:
-            return self._node(content, schema, None, None)
+            try:
+                return self._node(content, schema, None, None)
+            except Exception as exc:
+                raise _located(exc, prefix, key) from None
         tn = tr.TraceNode(self.path(parent.path, prefix, key), schema, key, via, source_span=near)
         _adopt(parent, tn)
         return self.node(content, schema, prefix, key, loc, tn)
@@ -356,7 +349,10 @@ class _Run:
                 )
             for key, child in schema["properties"].items():
                 if tn is None:
-                    value = self._node(content, child, None, None)
+                    try:
+                        value = self._node(content, child, None, None)
+                    except Exception as exc:
+                        raise _located(exc, "/properties/", key) from None
                 else:
                     value = self.child(content, child, "/properties/", key, loc, tn, None, near)
                 if value is not None:
@@ -372,7 +368,10 @@ class _Run:
                     self._fixed(tn, child, key, "const", out[key])
                 elif key in content:
                     if tn is None:
-                        out[key] = self._node(content[key], child, None, None)
+                        try:
+                            out[key] = self._node(content[key], child, None, None)
+                        except Exception as exc:
+                            raise _located(exc, "/properties/", key) from None
                     else:
                         out[key] = self.child(content[key], child, "/properties/", key, _member(locs, key), tn, via, near)
                 elif "default" in child:
@@ -387,7 +386,10 @@ class _Run:
                         if tn is not None:
                             out[key] = self._extra(value, additional, key, _member(locs, key), tn, via, near)
                         elif additional:
-                            out[key] = self._node(value, additional, None, None)
+                            try:
+                                out[key] = self._node(value, additional, None, None)
+                            except Exception as exc:
+                                raise _located(exc, "/additionalProperties", None) from None
                         else:
                             out[key] = value  # what the walk would give for the schema {}
         else:
@@ -422,7 +424,10 @@ class _Run:
                 raise SchemaTypeError(f"an array node with items needs a list, got {_type_name(content)}: {_preview(content)}")
             item_schema = schema["items"]
             if tn is None:
-                return [self._node(item, item_schema, None, None) for item in content]
+                try:  # only the children's own work can raise in here
+                    return [self._node(item, item_schema, None, None) for item in content]
+                except Exception as exc:
+                    raise _located(exc, "/items", None) from None
             locs = self._member_locs(content, loc)
             via = _via(tn)
             items = []
@@ -447,6 +452,19 @@ class _Run:
                 for i, (item, item_schema) in enumerate(zip(content, prefix))
             ]
         raise SchemaValueError("an array node needs items or prefixItems")
+
+
+def _located(exc: Exception, prefix: str, key: Any) -> Exception:
+    """``exc``, raised inside the node reached through ``prefix`` + ``key``, made ready to go on
+    unwinding from its parent: a ParseFailure gets the node's pointer segment; an error the
+    runtime would raise raw (its ValueError or TypeError) becomes ours, with the segment; a
+    RecursionError stays as it is."""
+    if not isinstance(exc, ParseFailure):
+        if isinstance(exc, RecursionError):
+            return exc
+        exc = (SchemaValueError if isinstance(exc, ValueError) else SchemaTypeError)(f"{_type_name(exc)}: {exc}")
+    exc.add_segment(prefix if key is None else prefix + escape(key))
+    return exc
 
 
 def _adopt(parent: tr.TraceNode, child: tr.TraceNode) -> None:
@@ -508,18 +526,15 @@ def _no_cycle_collection():
 
 def parse_response(text: Any, schema: Any, *, time_limit: float = DEFAULT_TIME_LIMIT, backend: str = "auto") -> Any:
     """What transformers 5.14.1's ``recursive_parse(text, schema)`` returns, or the error it raises
-    (as a ParseFailure naming the node). Never validates the schema first, like the runtime."""
+    (as a ParseFailure naming the node). Never validates the schema first, like the runtime.
+
+    One walk, under one deadline: it keeps no trace, but a failure collects its node's pointer
+    while it unwinds."""
     with _no_cycle_collection(), matcher(time_limit, backend) as m:
         try:
             return _Run(m, None)._node(text, schema, None, None)
-        except RecursionError:
-            raise
-        except Exception:
-            pass  # the fast walk keeps no path: the traced walk below finds the node
-    result = trace(text, schema, time_limit=time_limit, backend=backend)
-    if result.error is not None:
-        raise result.error
-    raise SchemaValueError("the parse failed but could not be retraced")  # pragma: no cover
+        except Exception as exc:
+            raise _located(exc, "", None) from None
 
 
 def trace(text: Any, schema: Any, *, time_limit: float = DEFAULT_TIME_LIMIT, backend: str = "auto") -> tr.Trace:

@@ -30,9 +30,12 @@ from .errors import RegexTimeout, SchemaTypeError, SchemaValueError
 DEFAULT_TIME_LIMIT = 2.0  # seconds for one whole parse; real schemas need milliseconds
 
 
-def _timeout_error(limit: float) -> RegexTimeout:
+def _timeout_error(limit: float, started: float) -> RegexTimeout:
+    """The error for a parse stopped at its limit. It says how long the parse ran, which is the
+    limit give or take the delay before the stop is noticed."""
     return RegexTimeout(
-        f"stopped after the {limit:g} s time limit: a regex here backtracks too much on this input"
+        f"stopped after {time.monotonic() - started:.1f} s (time limit {limit:g} s): "
+        "a regex here backtracks too much on this input"
     )
 
 
@@ -178,7 +181,8 @@ class Matcher:
     def __init__(self, limit: float, use_signal: bool) -> None:
         self.limit = limit
         self.use_signal = use_signal
-        self._end = time.monotonic() + limit
+        self._started = time.monotonic()
+        self._end = self._started + limit
         if use_signal:  # the hot path: plain re calls, the timer does the limiting
             self.search = _re_search
             self.finditer = _re_finditer
@@ -186,21 +190,21 @@ class Matcher:
     def _remaining(self) -> float:
         left = self._end - time.monotonic()
         if left <= 0:
-            raise _timeout_error(self.limit)
+            raise _timeout_error(self.limit, self._started)
         return left
 
     def search(self, pattern: object, text: str):
         try:
             return compile_regex_module(pattern).search(text, timeout=self._remaining(), concurrent=True)
         except TimeoutError:
-            raise _timeout_error(self.limit) from None
+            raise _timeout_error(self.limit, self._started) from None
 
     def finditer(self, pattern: object, text: str) -> Iterator:
         compiled = compile_regex_module(pattern)
         try:
             yield from compiled.finditer(text, timeout=self._remaining(), concurrent=True)
         except TimeoutError:
-            raise _timeout_error(self.limit) from None
+            raise _timeout_error(self.limit, self._started) from None
 
     def subn(self, pattern: object, repl: object, text: str) -> tuple[str, int]:
         compiled_re = self._checked_sub(pattern, repl)
@@ -209,7 +213,7 @@ class Matcher:
         try:
             return compile_regex_module(pattern).subn(repl, text, timeout=self._remaining(), concurrent=True)
         except TimeoutError:
-            raise _timeout_error(self.limit) from None
+            raise _timeout_error(self.limit, self._started) from None
 
     def sub_matches(self, pattern: object, repl: object, text: str) -> tuple[str, list]:
         """Like subn, but also returns the matches (for the trace). ``expand`` is the same template
@@ -226,7 +230,7 @@ class Matcher:
         try:
             new = compile_regex_module(pattern).sub(replace, text, timeout=self._remaining(), concurrent=True)
         except TimeoutError:
-            raise _timeout_error(self.limit) from None
+            raise _timeout_error(self.limit, self._started) from None
         return new, found
 
     @staticmethod
@@ -253,6 +257,7 @@ def _re_finditer(pattern: str, text: str) -> Iterator:
 class _AlarmState:
     armed = False
     limit = 0.0
+    started = 0.0
 
 
 _alarm = _AlarmState()
@@ -261,7 +266,7 @@ _alarm = _AlarmState()
 def _on_alarm(signum, frame):  # pragma: no cover - timing dependent
     if _alarm.armed:
         _alarm.armed = False
-        raise _timeout_error(_alarm.limit)
+        raise _timeout_error(_alarm.limit, _alarm.started)
 
 
 _OURS_OR_DEFAULT = (_on_alarm, signal.SIG_DFL, signal.SIG_IGN, None)
@@ -304,6 +309,7 @@ class matcher:
             if current not in (signal.SIG_DFL, signal.SIG_IGN, None):
                 self.previous = current
         _alarm.limit = self.limit
+        _alarm.started = time.monotonic()
         _alarm.armed = True
         signal.setitimer(signal.ITIMER_REAL, self.limit)
         return Matcher(self.limit, True)
