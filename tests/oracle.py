@@ -34,14 +34,14 @@ def run_oracle(text: Any, schema: Any) -> Any:
         return RAISED
 
 
-def run_ours(text: Any, schema: Any, backend: str) -> Any:
-    value, _ = run_ours_with_error(text, schema, backend)
+def run_ours(text: Any, schema: Any) -> Any:
+    value, _ = run_ours_with_error(text, schema)
     return value
 
 
-def run_ours_with_error(text: Any, schema: Any, backend: str = "auto") -> tuple[Any, Exception | None]:
+def run_ours_with_error(text: Any, schema: Any) -> tuple[Any, Exception | None]:
     try:
-        return workbench.parse_response(text, schema, backend=backend), None
+        return workbench.parse_response(text, schema), None
     except workbench.ParseFailure as exc:
         assert isinstance(exc, (ValueError, TypeError)), f"unexpected failure class {type(exc)}"
         return RAISED, exc
@@ -62,15 +62,14 @@ def same(a: Any, b: Any) -> bool:
     return a == b
 
 
-def assert_agrees(text: Any, schema: Any, backends=("re", "regex")) -> Any:
+def assert_agrees(text: Any, schema: Any) -> Any:
     expected = run_oracle(text, schema)
-    for backend in backends:
-        got, error = run_ours_with_error(text, schema, backend)
-        assert same(got, expected), (
-            f"backend {backend} disagrees with transformers\n text={text!r}\n schema={schema!r}\n"
-            f" ours={got!r}\n oracle={expected!r}"
-        )
-    trace = workbench.trace(text, schema, backend=backends[-1])
+    got, error = run_ours_with_error(text, schema)
+    assert same(got, expected), (
+        f"parse_response disagrees with transformers\n text={text!r}\n schema={schema!r}\n"
+        f" ours={got!r}\n oracle={expected!r}"
+    )
+    trace = workbench.trace(text, schema)
     if expected is RAISED:
         assert trace.error is not None, f"trace found no error where transformers raises: {schema!r}"
         # parse_response names the node in its own walk: the same node and message as the trace

@@ -524,25 +524,25 @@ def _no_cycle_collection():
             gc.enable()
 
 
-def parse_response(text: Any, schema: Any, *, time_limit: float = DEFAULT_TIME_LIMIT, backend: str = "auto") -> Any:
+def parse_response(text: Any, schema: Any, *, time_limit: float = DEFAULT_TIME_LIMIT) -> Any:
     """What transformers 5.14.1's ``recursive_parse(text, schema)`` returns, or the error it raises
     (as a ParseFailure naming the node). Never validates the schema first, like the runtime.
 
     One walk, under one deadline: it keeps no trace, but a failure collects its node's pointer
     while it unwinds."""
-    with _no_cycle_collection(), matcher(time_limit, backend) as m:
+    with _no_cycle_collection(), matcher(time_limit) as m:
         try:
             return _Run(m, None)._node(text, schema, None, None)
         except Exception as exc:
             raise _located(exc, "", None) from None
 
 
-def trace(text: Any, schema: Any, *, time_limit: float = DEFAULT_TIME_LIMIT, backend: str = "auto") -> tr.Trace:
+def trace(text: Any, schema: Any, *, time_limit: float = DEFAULT_TIME_LIMIT) -> tr.Trace:
     """The value ``parse_response`` gives (or its error) and the trace tree. Never raises a ParseFailure."""
     root = tr.TraceNode("", schema, None, None)
     result = tr.Trace(text if isinstance(text, str) else "", root)
     raw = text if isinstance(text, str) else None
-    with _no_cycle_collection(), matcher(time_limit, backend) as m:
+    with _no_cycle_collection(), matcher(time_limit) as m:
         try:
             result.value = _Run(m, raw, result.members).node(text, schema, "", None, 0 if raw is not None else None, root)
         except ParseFailure as exc:
