@@ -3,6 +3,7 @@
 from .errors import ParseFailure, RegexTimeout, SchemaTypeError, SchemaValueError
 from .parse import parse_response, trace
 from .regexes import DEFAULT_TIME_LIMIT
+from .subtree_cache import SubtreeCache
 from .trace_tree import MISSING, Trace, TraceNode
 from .validate import ERROR, WARNING, Problem, errors, validate
 
@@ -18,6 +19,7 @@ __all__ = [
     "RegexTimeout",
     "SchemaTypeError",
     "SchemaValueError",
+    "SubtreeCache",
     "Trace",
     "TraceNode",
     "parse_response",

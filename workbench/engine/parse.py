@@ -23,11 +23,12 @@ from typing import Any
 import jmespath
 
 from . import trace_tree as tr
-from .errors import ParseFailure, SchemaTypeError, SchemaValueError
+from .errors import ParseFailure, RegexTimeout, SchemaTypeError, SchemaValueError
 from .gemma4 import gemma4_to_json
 from .json_spans import value_bounds
 from .pointer import escape
 from .regexes import DEFAULT_TIME_LIMIT, Matcher, compile_re, matcher
+from .subtree_cache import SubtreeCache, input_key
 
 
 class _JsonAt:
@@ -99,13 +100,17 @@ def _group_loc(m, base: int | None, value: Any) -> Any:
 class _Run:
     """One parse: the matcher (with its deadline) and, when tracing, the raw text."""
 
-    def __init__(self, m: Matcher, text: str | None, members: dict | None = None) -> None:
+    def __init__(
+        self, m: Matcher, text: str | None, members: dict | None = None, cache: SubtreeCache | None = None
+    ) -> None:
         self.m = m
         self.text = text  # None when not tracing
         self.members = members  # the trace's cache of JSON member spans
         # Pointer of a child node by (parent pointer, segment): every item of a large array has
         # the same paths below it, so they are built once and shared.
         self.paths: dict = {}
+        self.cache = cache
+        self.schema_texts: dict = {}  # id(subschema) -> its JSON text, for cache keys
 
     def path(self, parent: str, prefix: str, key: Any) -> str:
         try:
@@ -138,9 +143,61 @@ class _Run:
                 return self._node(content, schema, None, None)
             except Exception as exc:
                 raise _located(exc, prefix, key) from None
+        if self.cache is not None:
+            return self.cached(content, schema, prefix, key, key, loc, parent, via, near)
         tn = tr.TraceNode(self.path(parent.path, prefix, key), schema, key, via, source_span=near)
         _adopt(parent, tn)
         return self.node(content, schema, prefix, key, loc, tn)
+
+    def cached(self, content, schema, prefix, segment, key, loc, parent, via, near):
+        """A traced child node through the subtree cache (see subtree_cache.py): its cached
+        subtree and outcome if the same node got the same input in a recent run, else a run of
+        the node, remembered. ``segment`` completes its pointer segment, ``key`` is what it fills
+        in its parent."""
+        cache = self.cache
+        path = self.path(parent.path, prefix, segment)
+        ckey = self._cache_key(path, key, via, near, schema, content, loc)
+        if ckey is not None:
+            entry = cache.take(ckey)
+            if entry is not None:
+                cache.hits += 1
+                tn, value, failure = entry
+                _adopt(parent, tn)
+                if failure is None:
+                    return value
+                cls, message, segments = failure
+                exc = cls(message)
+                exc._segments = list(segments)  # this node's segment and those below it
+                raise exc
+        cache.misses += 1
+        tn = tr.TraceNode(path, schema, key, via, source_span=near)
+        _adopt(parent, tn)
+        try:
+            value = self.node(content, schema, prefix, segment, loc, tn)
+        except ParseFailure as exc:
+            # A timeout depends on the time left, not on the input: never reuse one.
+            if ckey is not None and not isinstance(exc, RegexTimeout):
+                cache.put(ckey, (tn, None, (type(exc), exc.message, tuple(exc._segments))))
+            raise
+        if ckey is not None:
+            cache.put(ckey, (tn, value, None))
+        return value
+
+    def _cache_key(self, path, key, via, near, schema, content, loc) -> tuple | None:
+        identity = input_key(content, loc)
+        if identity is None:
+            return None
+        try:
+            schema_text = self.schema_texts[id(schema)]
+        except KeyError:
+            try:
+                schema_text = json.dumps(schema, ensure_ascii=False)
+            except (TypeError, ValueError):  # not JSON data: the node is never cached
+                schema_text = None
+            self.schema_texts[id(schema)] = schema_text  # the schema outlives the run: ids are stable
+        if schema_text is None:
+            return None
+        return (path, key, via, near, schema_text, identity)
 
     def _describe(self, tn: tr.TraceNode, content: Any, loc: Any, schema: dict) -> Any:
         """Fill in how the node's input relates to the raw text; returns the loc to carry on with."""
@@ -401,14 +458,19 @@ class _Run:
 
     def _extra(self, value, schema, key, loc, tn, via, near):
         """With tracing: a key the object's properties do not name, parsed by additionalProperties."""
-        child = tr.TraceNode(self.path(tn.path, "/additionalProperties", None), schema, key, via, source_span=near)
-        _adopt(tn, child)
         if not schema and type(loc) is tuple:
-            # The usual {} for tool-call arguments hands each value on untouched; skip the walk.
+            # The usual {} for tool-call arguments hands each value on untouched; skip the walk
+            # (and the cache: looking the node up would cost as much as building it).
+            child = tr.TraceNode(self.path(tn.path, "/additionalProperties", None), schema, key, via, source_span=near)
+            _adopt(tn, child)
             container = loc[0]
             child.input_kind, child.value = tr.JSON, value
             child.json_origin = (container.start, container.end, container.keys, key)
             return value
+        if self.cache is not None:
+            return self.cached(value, schema, "/additionalProperties", None, key, loc, tn, via, near)
+        child = tr.TraceNode(self.path(tn.path, "/additionalProperties", None), schema, key, via, source_span=near)
+        _adopt(tn, child)
         return self.node(value, schema, "/additionalProperties", None, loc, child)
 
     def _fixed(self, tn, schema: Any, key: str, via: str, value: Any) -> None:
@@ -431,6 +493,10 @@ class _Run:
             locs = self._member_locs(content, loc)
             via = _via(tn)
             items = []
+            if self.cache is not None:
+                for i, item in enumerate(content):
+                    items.append(self.cached(item, item_schema, "/items", None, i, _member(locs, i), tn, via, near))
+                return items
             for i, item in enumerate(content):
                 child = tr.TraceNode(self.path(tn.path, "/items", None), item_schema, i, via, source_span=near)
                 _adopt(tn, child)
@@ -537,14 +603,35 @@ def parse_response(text: Any, schema: Any, *, time_limit: float = DEFAULT_TIME_L
             raise _located(exc, "", None) from None
 
 
-def trace(text: Any, schema: Any, *, time_limit: float = DEFAULT_TIME_LIMIT) -> tr.Trace:
-    """The value ``parse_response`` gives (or its error) and the trace tree. Never raises a ParseFailure."""
-    root = tr.TraceNode("", schema, None, None)
-    result = tr.Trace(text if isinstance(text, str) else "", root)
+def trace(
+    text: Any, schema: Any, *, time_limit: float = DEFAULT_TIME_LIMIT, cache: SubtreeCache | None = None
+) -> tr.Trace:
+    """The value ``parse_response`` gives (or its error) and the trace tree. Never raises a ParseFailure.
+
+    ``cache``: a SubtreeCache of earlier runs on the same text; schema nodes whose input and
+    subschema are unchanged are then not run again, their subtrees reused (see subtree_cache.py)."""
     raw = text if isinstance(text, str) else None
-    with _no_cycle_collection(), matcher(time_limit) as m:
-        try:
-            result.value = _Run(m, raw, result.members).node(text, schema, "", None, 0 if raw is not None else None, root)
-        except ParseFailure as exc:
-            result.error = exc
-    return result
+    members: dict = {}
+    value = error = None
+    if cache is None:
+        root = tr.TraceNode("", schema, None, None)
+    else:
+        cache.begin(raw if raw is not None else "")
+        holder = tr.TraceNode("", None, None, None)  # the root is adopted into it, built or reused
+    try:
+        with _no_cycle_collection(), matcher(time_limit) as m:
+            run = _Run(m, raw, members, cache)
+            loc = 0 if raw is not None else None
+            if cache is None:
+                value = run.node(text, schema, "", None, loc, root)
+            else:
+                value = run.cached(text, schema, "", None, None, loc, holder, None, None)
+    except ParseFailure as exc:  # a timeout may also strike between the nodes
+        error = exc
+    if cache is not None:
+        root = holder.children[0] if holder.children else tr.TraceNode("", schema, None, None, error=_message(error))
+    return tr.Trace(raw if raw is not None else "", root, value, error, members)
+
+
+def _message(error: Exception | None) -> str | None:
+    return getattr(error, "message", None)
