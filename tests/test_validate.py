@@ -96,3 +96,112 @@ def test_the_suggested_linear_trim_gives_the_same_matches(pattern):
     for text in texts:
         ours = [(m.span(), m.groups()) for m in re.finditer(linear, text, re.DOTALL)]
         assert ours == [(m.span(), m.groups()) for m in re.finditer(pattern, text, re.DOTALL)], text
+
+
+# -- catastrophic backtracking -------------------------------------------------------------------
+
+
+def backtracking_warnings(pattern: str, key: str = "x-regex") -> list[str]:
+    node = {"type": "string", key: pattern}
+    if key == "x-regex-substitutions":
+        node = {"type": "string", "x-regex-substitutions": [["x", ""], [pattern, ""]]}
+    at = "/properties/f/" + ("x-regex-substitutions/1/0" if key == "x-regex-substitutions" else key)
+    found = validate({"type": "object", "properties": {"f": node}})
+    return [p.message for p in found if p.path == at and p.severity == WARNING and "can hang" in p.message]
+
+
+@pytest.mark.parametrize(
+    "pattern, construct, rewrite",
+    [
+        (r"(\s*)*x", r"(\s*)*", r"\s*"),
+        (r"(a+)+$", "(a+)+", "a+"),
+        (r"(.*)*x", "(.*)*", ".*"),
+        (r"(a|aa)+$", "(a|aa)+", "a+"),
+        (r"(.|\s)*x", r"(.|\s)*", ".*"),
+        (r"(a|a)*x", "(a|a)*", "a*"),
+        (r"<b>(?:\w+\s?)+$", r"(?:\w+\s?)+", r"\w+(?:\s\w+)*\s?"),
+        (r"(?:a?b?)*c", "(?:a?b?)*", "[ab]*"),
+        (r"(?P<v>a+?)+?$", "(?P<v>a+?)+?", None),
+        (r"(?:<a>(.*?)</a>\s*)+</b>", r"(?:<a>(.*?)</a>\s*)+", None),
+        (r"(?:(?:(?!ab).)*a)*c", "(?:(?:(?!ab).)*a)*", None),
+        (r"(?=(a+)+$)", "(a+)+", "a+"),
+        (r"\s*\s*x", r"\s*\s*", r"\s*"),
+        (r".*.*=", ".*.*", ".*"),
+        (r"\d+\d+x", r"\d+\d+", r"\d{2,}"),
+    ],
+)
+def test_catastrophic_backtracking_warns_with_the_construct_and_a_linear_form(pattern, construct, rewrite):
+    for key in ("x-regex", "x-regex-substitutions"):
+        [message] = backtracking_warnings(pattern, key)
+        assert f"`{construct}` at offset {pattern.index(construct)}" in message
+        assert "transformers" in message
+        if rewrite is None:
+            assert "linear time" not in message
+        else:
+            assert f"`{rewrite}` matches the same text in linear time" in message
+
+
+def test_the_rewrite_keeps_a_capture_group_when_asked():
+    [message] = backtracking_warnings(r"(?P<sp>\s*)*x")
+    assert r"`\s*` matches the same text" in message and r"`(?P<sp>\s*)` to capture" in message
+
+
+def test_a_verbose_pattern_is_quoted_as_re_parsed_it():
+    [message] = backtracking_warnings(r"(?x) ( a + ) + $")
+    assert "`(a+)+` the inner" in message
+
+
+def test_backtracking_warnings_name_the_iterator_and_key_value_regexes_too():
+    schema = {
+        "type": "object",
+        "properties": {
+            "a": {"type": "array", "items": {}, "x-regex-iterator": r"((?:\w+\s?)+);"},
+            "o": {"type": "object", "x-regex-key-value": r"(?P<key>(\d+)+)=(?P<value>\w*);"},
+        },
+    }
+    paths = {p.path for p in validate(schema) if "can hang" in p.message}
+    assert paths == {"/properties/a/x-regex-iterator", "/properties/o/x-regex-key-value"}
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"<think>(.*?)</think>",
+        r"((?:.*?\S)??)\s*",
+        r"(\d+)-(\d+)",
+        r"(?:<a>(.*?)</a>\s*)+",  # nothing after the loop can fail, so re never retries a split
+        r"[^<]*(<x>)?",
+        r"(a+)+",
+        r"(?:\s+[^<\s]+)*(x)",  # every iteration starts with a space the previous one cannot end with
+        r'"((?:[^"\\]|\\.)*)"',
+        r"(?:(?:(?!</a>).)*</a>(x))*y",  # the tempered dot cannot run past </a>
+        r"(\w|\d)*x",  # re's parser merges one-character branches into the class [\w\d]
+        r"(a+){2,3}$",  # bounded: polynomial of low degree, not a hang
+        r"(?>(a+)+)b",  # atomic: re never backtracks into it
+        r"(a*b*c)",
+        r"[^\n]*\n\s*(x)",
+    ],
+)
+def test_safe_loops_do_not_warn(pattern):
+    assert backtracking_warnings(pattern) == []
+
+
+def test_suggested_rewrites_match_the_same_text():
+    """Swapping the warned construct for its suggested form changes no match, on every short text."""
+    import itertools
+    import re
+
+    from workbench.engine.backtracking import risks
+
+    patterns = [r"(\s*)*x", r"(a+)+$", r"(.*)*x", r"(a|aa)+$", r"(.|\s)*x", r"(a|a)*x", r"b(?:\w+\s?)+$",
+                r"(?:a?b?)*c", r"\s*\s*x", r".*.*=", r"\d+\d+x", r"(?:a|b|ab)*c"]
+    for pattern in patterns:
+        [risk] = risks(pattern)
+        linear = pattern.replace(risk.construct, risk.rewrite, 1)
+        alphabet = "ab1 x=c"
+        for size in range(6):
+            for chars in itertools.product(alphabet, repeat=size):
+                text = "".join(chars)
+                expected = [m.span() for m in re.finditer(pattern, text, re.DOTALL)]
+                assert [m.span() for m in re.finditer(linear, text, re.DOTALL)] == expected, (pattern, text)
+

@@ -2,8 +2,9 @@
 
 An *error* can never work (a regex ``re`` rejects, an unknown type or parser, broken group
 rules); a *warning* is merely suspicious (an unknown ``x-`` key the runtime ignores, a
-``required`` key that is not a property). Parsing never depends on this: the runtime does not
-validate, and ``parse_response`` mirrors it.
+``required`` key that is not a property, a regex that can backtrack for ever: see
+backtracking.py). Parsing never depends on this: the runtime does not validate, and
+``parse_response`` mirrors it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import jmespath
 import jmespath.exceptions
 import regex
 
+from .backtracking import risks as backtracking_risks
 from .pointer import display, escape
 
 ERROR = "error"
@@ -178,6 +180,8 @@ class _Checker:
                 f"(seconds at 10,000 spaces, in transformers too); ({group}(?:.*?\\S)??)\\s* gives the same "
                 "matches in linear time",
             )
+        for risk in backtracking_risks(pattern):
+            self.warn(where, risk.message())
         return compiled
 
     def groups(self, compiled: re.Pattern, where: str, node_type: Any, object_groups_ok: bool) -> None:
