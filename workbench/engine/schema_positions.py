@@ -15,11 +15,13 @@ class SchemaPositions:
     text: str
     spans: dict[str, tuple[int, int]]  # pointer -> (start, end) of the value's JSON text
     _line_starts: list[int]
+    _regions: dict[str, tuple[int, int]]
 
     @classmethod
     def of(cls, text: str) -> "SchemaPositions":
         """Positions for a JSON text that parses (callers check that first)."""
         spans: dict[str, tuple[int, int]] = {}
+        regions: dict[str, tuple[int, int]] = {}  # members with their keys, for pointer_at
         start, end = value_bounds(text, 0, len(text))
         stack = [("", start, end)]
         while stack:
@@ -28,15 +30,22 @@ class SchemaPositions:
             members = member_spans(text, s, e)
             if isinstance(members, dict):
                 stack.extend((f"{pointer}/{escape(k)}", ms, me) for k, (ms, me) in members.items())
+                # A member's key belongs to it: the text from the end of the previous member (or
+                # the opening brace) to its value, so a cursor on "x-regex" is in that member.
+                previous_end = s + 1
+                for k, (ms, me) in sorted(members.items(), key=lambda item: item[1][0]):
+                    regions[f"{pointer}/{escape(k)}"] = (previous_end, me)
+                    previous_end = me + 1
             elif isinstance(members, list):
                 stack.extend((f"{pointer}/{i}", ms, me) for i, (ms, me) in enumerate(members))
         line_starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
-        return cls(text, spans, line_starts)
+        return cls(text, spans, line_starts, {**spans, **regions})
 
     def pointer_at(self, offset: int) -> str:
-        """The innermost pointer whose value contains ``offset``."""
+        """The innermost pointer whose value (or, for an object member, key and value) contains
+        ``offset``."""
         best, best_len = "", None
-        for pointer, (s, e) in self.spans.items():
+        for pointer, (s, e) in self._regions.items():
             if s <= offset <= e and (best_len is None or e - s < best_len):
                 best, best_len = pointer, e - s
         return best

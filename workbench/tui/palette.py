@@ -7,13 +7,35 @@ from functools import lru_cache
 from rich.style import Style
 from textual.color import Color
 
-from ..engine.highlights import GROUP, ITEM, ITEM_ALT, MATCH, NO_FIELD, SELECTED, VALUE
+from ..engine.highlights import (
+    GROUP,
+    ITEM,
+    ITEM_ALT,
+    ITEM_GROUP,
+    ITEM_GROUP_ALT,
+    MATCH,
+    NO_FIELD,
+    PAIR,
+    PAIR_GROUP,
+    SELECTED,
+    EMPTY,
+    SUBSTITUTION,
+    VALUE,
+    VALUE_ALT,
+)
 
 FIELD_COLOURS = ["#4f8fd8", "#e0913a", "#5faf5f", "#b07ad8", "#d8c24f", "#4fb8b8", "#d86f8f", "#8f9f4f"]
 NEUTRAL = "#8a8a8a"
 BACKGROUND = Color.parse("#1e1e1e")
-# How much of the field colour shows through, per kind: whole matches faintly, groups strongly.
-STRENGTH = {MATCH: 0.22, ITEM: 0.3, ITEM_ALT: 0.16, VALUE: 0.42, GROUP: 0.55}
+# How much of the field colour shows through, per kind: whole matches faintly, groups strongly,
+# iterator matches (and what they hand on) in two alternating shades.
+STRENGTH = {
+    SUBSTITUTION: 0.18, MATCH: 0.2, GROUP: 0.3, ITEM: 0.34, ITEM_ALT: 0.14, ITEM_GROUP: 0.46, ITEM_GROUP_ALT: 0.26,
+    PAIR: 0.22, PAIR_GROUP: 0.4, VALUE: 0.55, VALUE_ALT: 0.36,
+}
+# The line each stage draws under or through its text, so stages stay apart where shades are close.
+_LINES = {GROUP: {"underline": True}, SUBSTITUTION: {"strike": True}, PAIR_GROUP: {"overline": True}}
+MARK = Style(bgcolor="#ff5fd7", color="#000000", bold=True)  # an empty match, on the character after it
 
 
 def field_colour(field: int) -> str:
@@ -24,6 +46,8 @@ def field_colour(field: int) -> str:
 def style_for(field: int, kind: str) -> Style:
     if kind == SELECTED:
         return Style(bgcolor="#f0f0f0", color="#000000", bold=True)
+    if kind == EMPTY:
+        return MARK
     colour = Color.parse(field_colour(field))
     background = BACKGROUND.blend(colour, STRENGTH[kind])
-    return Style(bgcolor=background.rich_color, underline=kind == GROUP)
+    return Style(bgcolor=background.rich_color, **_LINES.get(kind, {}))

@@ -20,8 +20,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...engine.highlights import SELECTED, Paint, flatten
-from ..palette import style_for
+from ...engine.highlights import EMPTY, SELECTED, Paint, flatten
+from ..palette import MARK, style_for
 
 # Control characters shown as visible symbols, one cell each, so columns stay text offsets.
 _VISIBLE = {i: chr(0x2400 + i) for i in range(32) if i != 10}
@@ -66,16 +66,19 @@ class RawView(ScrollView, can_focus=True):
         self._row_starts: list[int] = [0]
         self._row_ends: list[int] = [0]
         self._wrapped_at = 0  # the width the rows were wrapped for (0: not wrapped)
-        self._runs: list[Paint] = []
+        self._runs: list[Paint] = []  # the field colours: disjoint, sorted
         self._run_ends: list[int] = []
-        self._base_runs: list[Paint] = []
+        self._selection: list[Paint] = []  # what the user picked: disjoint, sorted, drawn on top
+        self._selection_ends: list[int] = []
         self.selected: list[tuple[int, int]] = []
+        self._line_end_marks: set[int] = set()  # empty matches at a line's end: drawn past it
 
     def set_text(self, text: str) -> None:
         self.text = text
         self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
         self._layout()
         self.set_runs([])
+        self.select([], scroll=False)
 
     def _line_end(self, line: int) -> int:
         return self._line_starts[line + 1] - 1 if line + 1 < len(self._line_starts) else len(self.text)
@@ -111,23 +114,34 @@ class RawView(ScrollView, can_focus=True):
             self._layout()
 
     def set_runs(self, runs: list[Paint]) -> None:
-        self._base_runs = runs
-        self._compose_runs()
+        self._runs = runs
+        self._run_ends = [r[1] for r in runs]
+        self.refresh()
 
     def select(self, spans: list[tuple[int, int]], scroll: bool = True) -> None:
-        """Highlight these spans above the field colours (what the user picked elsewhere)."""
+        """Highlight these spans above the field colours (what the user picked elsewhere). An empty
+        span (an empty match) is marked on the character after it, or past the end of its line."""
         self.selected = [s for s in spans if s[1] >= s[0]]
-        self._compose_runs()
+        text = self.text
+        self._line_end_marks = {s for s, e in self.selected if s == e and (s == len(text) or text[s] == "\n")}
+        # A layer of its own, merged with the field colours only on the rows drawn: re-flattening
+        # the ~10,000 runs of a large output on every cursor move would cost tens of milliseconds.
+        layer = [Paint(s, e, -1, SELECTED) for s, e in self.selected if e > s]
+        layer += [Paint(s, s + 1, -1, EMPTY) for s, e in self.selected if s == e and s not in self._line_end_marks]
+        self._selection = flatten(layer)
+        self._selection_ends = [r[1] for r in self._selection]
+        self.refresh()
         if scroll and self.selected:
             self.scroll_to_offset(min(s for s, _ in self.selected))
 
-    def _compose_runs(self) -> None:
-        runs = self._base_runs
-        if self.selected:
-            runs = flatten(runs + [Paint(s, e, -1, SELECTED) for s, e in self.selected])
-        self._runs = runs
-        self._run_ends = [r.end for r in runs]
-        self.refresh()
+    def _runs_between(self, start: int, end: int) -> list[tuple]:
+        """The runs to draw on text[start:end]: the field colours, with the selection on top."""
+        runs = _clipped(self._runs, self._run_ends, start, end)
+        if self._selection:
+            selected = _clipped(self._selection, self._selection_ends, start, end)
+            if selected:
+                runs = flatten(runs + selected)
+        return runs
 
     def location(self, offset: int) -> tuple[int, int]:
         """The screen row and column (in characters) where a text offset is drawn."""
@@ -149,17 +163,24 @@ class RawView(ScrollView, can_focus=True):
         start, end = self._row_starts[row], self._row_ends[row]
         segments = []
         position = start
-        i = bisect.bisect_right(self._run_ends, start)
-        while position < end:
-            run = self._runs[i] if i < len(self._runs) else None
-            if run is None or run.start >= end:
-                segments.append(Segment(self.text[position:end].translate(_VISIBLE), _PLAIN))
-                break
-            if run.start > position:
-                segments.append(Segment(self.text[position:run.start].translate(_VISIBLE), _PLAIN))
-                position = run.start
-            stop = min(run.end, end)
-            segments.append(Segment(self.text[position:stop].translate(_VISIBLE), style_for(run.field, run.kind)))
-            position = stop
-            i += 1
+        for run_start, run_end, field, kind in self._runs_between(start, end):
+            if run_start > position:
+                segments.append(Segment(self.text[position:run_start].translate(_VISIBLE), _PLAIN))
+            segments.append(Segment(self.text[run_start:run_end].translate(_VISIBLE), style_for(field, kind)))
+            position = run_end
+        if position < end:
+            segments.append(Segment(self.text[position:end].translate(_VISIBLE), _PLAIN))
+        if end in self._line_end_marks and (row + 1 >= len(self._row_starts) or self._row_starts[row + 1] > end):
+            segments.append(Segment("▏", MARK))
         return Strip(segments).crop_extend(scroll_x, scroll_x + width, _PLAIN)
+
+
+def _clipped(runs: list, ends: list[int], start: int, end: int) -> list[tuple]:
+    """The disjoint sorted runs that overlap text[start:end], cut to it."""
+    out = []
+    for i in range(bisect.bisect_right(ends, start), len(runs)):
+        run_start, run_end, field, kind = runs[i]
+        if run_start >= end:
+            break
+        out.append((max(run_start, start), min(run_end, end), field, kind))
+    return out
