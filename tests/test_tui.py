@@ -81,7 +81,7 @@ async def test_typing_reparses_and_changes_tree_and_highlights(workdir):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         editor = app.main.editor
-        runs_before = list(app.main.raw._base_runs)
+        runs_before = list(app.main.raw._runs)
         assert 'role  "assistant"' in tree_text(app)
         move_to(editor, '"assistant', after=True)
         await pilot.press("X", "y")
@@ -92,7 +92,7 @@ async def test_typing_reparses_and_changes_tree_and_highlights(workdir):
         await pilot.press("Q")
         await settle(pilot, app)
         assert "∅ x-regex found nothing" in tree_text(app)
-        assert app.main.raw._base_runs != runs_before
+        assert app.main.raw._runs != runs_before
         assert len(app.main.latencies) >= 2
 
 
@@ -164,7 +164,7 @@ async def test_editor_cursor_lights_that_nodes_matches(workdir):
     app = make_app(workdir)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
-        move_to(app.main.editor, '"x-regex-iterator"', after=True)
+        move_to(app.main.editor, '"type": "array"', after=True)
         await pilot.pause()
         text = app.main.raw.text
         assert any(text[s:e].startswith('{"name": "get_weather"') for s, e in app.main.raw.selected)
@@ -173,6 +173,12 @@ async def test_editor_cursor_lights_that_nodes_matches(workdir):
         assert "/properties/tool_calls: visited 1×, 2 matches" in status
         assert "x-regex #0 0–324 '<think>⏎They want the we'…" in status
         assert "x-regex-iterator #0 175–314 '<tool_call>⏎{\"name\": \"ge'…" in status
+        # On one of its x- keys: that key's matches only.
+        move_to(app.main.editor, '"x-regex-iterator"', after=True)
+        await pilot.pause()
+        status = str(app.main.status.render())
+        assert "/properties/tool_calls x-regex-iterator: visited 1×, 1 match" in status
+        assert "x-regex #0" not in status
 
 
 def test_wrapped_rows_split_long_lines_at_text_offsets():

@@ -1,6 +1,7 @@
 """One pass over (schema text, sample text): everything the workbench's panes show.
 
-UI-free: the TUI runs it in a worker on every edit; tests and the latency benchmark call it too.
+UI-free: the TUI's analysis process (worker.py) runs it on every edit; tests and the latency
+benchmark call it too.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from .engine import Problem, Trace, errors, trace, validate
 from .engine.highlights import Paint, flatten, trace_paints
 from .engine.regexes import DEFAULT_TIME_LIMIT
 from .engine.schema_positions import SchemaPositions
+from .engine.subtree_cache import SubtreeCache
 from .files import InputError, parse_schema_text
 
 
@@ -28,6 +30,15 @@ class Analysis:
     fields: list[str] = field(default_factory=list)
     runs: list[Paint] = field(default_factory=list)
     seconds: float = 0.0
+    verdict: Any = None  # the sample's Verdict, judged from this very trace (set by the worker)
+    hung: str | None = None  # why there is no result: the run never answered
+
+    @classmethod
+    def gave_up(cls, schema_text: str, seconds: float, time_limit: float) -> "Analysis":
+        """No result: the run neither finished nor stopped at its time limit, so it was killed."""
+        return cls(schema_text, seconds=seconds, hung=(
+            f"the parse did not stop at its {time_limit:g} s time limit and was killed after {seconds:.1f} s"
+        ))
 
     @property
     def usable(self) -> bool:
@@ -39,7 +50,11 @@ class Analysis:
         return errors(self.problems)
 
 
-def analyze(schema_text: str, sample_text: str, *, time_limit: float = DEFAULT_TIME_LIMIT) -> Analysis:
+def analyze(
+    schema_text: str, sample_text: str, *, time_limit: float = DEFAULT_TIME_LIMIT, cache: SubtreeCache | None = None
+) -> Analysis:
+    """``cache``: the subtree cache of earlier runs on this sample, so an edit re-runs only the
+    schema nodes it touches (the TUI's analysis process keeps one per sample)."""
     started = time.perf_counter()
     result = Analysis(schema_text)
     try:
@@ -52,7 +67,7 @@ def analyze(schema_text: str, sample_text: str, *, time_limit: float = DEFAULT_T
     result.positions = SchemaPositions.of(schema_text)
     result.problems = validate(result.schema)
     if not result.errors:
-        result.trace = trace(sample_text, result.schema, time_limit=time_limit)
+        result.trace = trace(sample_text, result.schema, time_limit=time_limit, cache=cache)
         result.trace.index()  # here, in the worker, not on the UI thread
         result.fields, paints = trace_paints(result.trace)
         result.runs = flatten(paints)

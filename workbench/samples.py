@@ -101,9 +101,16 @@ def judge(sample: Sample, schema: Any, *, time_limit: float = 2.0) -> Verdict:
     """How ``schema`` fares on ``sample``, against its golden when it has one (the TUI's sample
     bar and ``workbench check`` both ask this)."""
     try:
-        verdict = Verdict(PARSES, value=parse_response(sample.text, schema, time_limit=time_limit))
+        value, error = parse_response(sample.text, schema, time_limit=time_limit), None
     except ParseFailure as exc:
-        verdict = Verdict(FAILS, str(exc), error=str(exc))
+        value, error = None, exc
+    return verdict_of(sample, value, error)
+
+
+def verdict_of(sample: Sample, value: Any, error: Exception | None) -> Verdict:
+    """The verdict on one outcome of a parse (its value, or its error) against the sample's golden.
+    The TUI judges the sample it shows from the very trace it draws, so bar and tree agree."""
+    verdict = Verdict(PARSES, value=value) if error is None else Verdict(FAILS, str(error), error=str(error))
     expected = expected_of(sample)
     if expected is None:
         return verdict

@@ -1,8 +1,10 @@
 """The main screen: schema editor, raw output and parse tree, kept in step by one Analysis.
 
 Every edit restarts a short debounce timer; the timer starts an exclusive thread worker that
-runs ``analyze`` (engine only); its result is applied to every pane at once. A result from an
-older edit is ignored, so a slow run never overwrites a newer one.
+asks the analysis process (``worker.AnalysisClient``) to run ``analyze`` there, stopping the run
+it supersedes; the result is applied to every pane at once, the sample bar included. A result
+from an older edit is ignored, so a slow run never overwrites a newer one. The verdicts on the
+other samples follow from the same process, for the same schema.
 """
 
 from __future__ import annotations
@@ -12,20 +14,22 @@ from functools import partial
 from pathlib import Path
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, TextArea, Tree
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerState, get_current_worker
 
-from ...analysis import Analysis, analyze
+from ...analysis import Analysis
 from ...document import SchemaDocument
-from ...engine import TraceNode
-from ...engine.pointer import display
+from ...engine import DEFAULT_TIME_LIMIT, TraceNode
+from ...engine.highlights import node_spans
+from ...engine.pointer import display, split
 from ...engine.schema_positions import schema_node_of
-from ...samples import Sample, Verdict, judge
+from ...samples import FAILS, Sample, Verdict
+from ...worker import AnalysisClient
 from ..widgets.parse_tree import ParseTree
 from ..widgets.problem_list import ProblemList
 from ..widgets.raw_view import RawView
@@ -34,7 +38,9 @@ from ..widgets.schema_editor import SchemaEditor
 from ..widgets.status_line import StatusLine
 
 DEBOUNCE = 0.015  # seconds of quiet typing before a reparse; well under the 50 ms budget
-TIME_LIMIT = 1.0  # engine time limit per parse in the UI
+# The same limit as the CLI's: a run that the CLI finishes, the TUI finishes too. Only the current
+# run counts against it, since a superseded run is stopped.
+TIME_LIMIT = DEFAULT_TIME_LIMIT
 
 
 class WorkbenchScreen(Screen):
@@ -62,6 +68,7 @@ class WorkbenchScreen(Screen):
         self._last_edit = 0.0
         self._debounce = None
         self.latencies: list[float] = []  # seconds from an edit to its tree on screen
+        self.client = AnalysisClient()
 
     # ----- layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -107,6 +114,9 @@ class WorkbenchScreen(Screen):
         self._show_sample()
         self._update_title()
 
+    def on_unmount(self) -> None:
+        self.client.close()
+
     # ----- parsing ------------------------------------------------------------------------
     def idle_for(self) -> float:
         """Seconds since the last edit (and no parse running)."""
@@ -124,23 +134,40 @@ class WorkbenchScreen(Screen):
 
     def reparse(self) -> None:
         self._generation += 1
-        generation, text, sample = self._generation, self.editor.text, self.sample.text
-        self.run_worker(
-            partial(analyze, text, sample, time_limit=TIME_LIMIT),
-            name=f"parse:{generation}", group="parse", thread=True, exclusive=True, exit_on_error=False,
-        )
+        generation, text, key = self._generation, self.editor.text, str(self.sample.path)
+        self.client.set_samples({str(s.path): s for s in self.samples})
+
+        def run() -> Analysis | None:
+            worker = get_current_worker()
+            return self.client.analyze(generation, text, key, TIME_LIMIT, lambda: worker.is_cancelled)
+
+        self.run_worker(run, name=f"parse:{generation}", group="parse", thread=True, exclusive=True, exit_on_error=False)
+
+    def _await_verdicts(self, generation: int) -> None:
+        def run() -> dict[str, Verdict] | None:
+            worker = get_current_worker()
+            return self.client.verdicts(generation, lambda: worker.is_cancelled)
+
+        self.run_worker(run, name=f"verdicts:{generation}", group="verdicts", thread=True, exclusive=True, exit_on_error=False)
 
     @on(Worker.StateChanged)
     def _worker_done(self, event: Worker.StateChanged) -> None:
         worker = event.worker
-        if worker.group == "parse" and worker.state == WorkerState.SUCCESS:
-            if int(worker.name.split(":")[1]) == self._generation:  # older runs are stale
-                self._apply(worker.result)
-        elif worker.group == "verdicts" and worker.state == WorkerState.SUCCESS:
-            self.verdicts = worker.result
-            self._show_samples()
-        elif worker.state == WorkerState.ERROR:
+        if worker.state == WorkerState.ERROR:
             self.status.say(f"internal error in {worker.group}: {worker.error}", "error")
+            return
+        if worker.state != WorkerState.SUCCESS or worker.result is None or worker.group not in ("parse", "verdicts"):
+            return
+        if int(worker.name.split(":")[1]) != self._generation:  # older runs are stale
+            return
+        if worker.group == "parse":
+            self._apply(worker.result)
+        else:
+            index = {str(s.path): i for i, s in enumerate(self.samples)}
+            verdicts = {index[k]: v for k, v in worker.result.items() if k in index}
+            verdicts[self.current] = self.verdicts.get(self.current)  # from the analysis on screen
+            self.verdicts = verdicts
+            self._show_samples()
 
     def _apply(self, analysis: Analysis) -> None:
         self.analysis = analysis
@@ -155,7 +182,15 @@ class WorkbenchScreen(Screen):
             tree.remove_class("-stale")
             self.raw.set_runs(analysis.runs)
             self.raw.border_subtitle = self._legend(analysis.fields)
-            self._judge_all(analysis)
+            # This sample's verdict comes from the trace just drawn; the others follow.
+            self.verdicts[self.current] = analysis.verdict
+            self._show_samples()
+            self._await_verdicts(self._generation)
+        elif analysis.hung:
+            tree.border_title = "Parse tree (stale: the last parse was killed)"
+            tree.add_class("-stale")
+            self.verdicts[self.current] = Verdict(FAILS, analysis.hung, error=analysis.hung)
+            self._show_samples()
         else:
             tree.border_title = "Parse tree (stale: the schema has errors)"
             tree.add_class("-stale")
@@ -180,7 +215,9 @@ class WorkbenchScreen(Screen):
         a = self.analysis
         if a is None:
             return
-        if a.syntax_error:
+        if a.hung:
+            self.status.say(f"Parse stopped: {a.hung}", "error")
+        elif a.syntax_error:
             self.status.say(f"Schema is not valid JSON: line {a.syntax_error}", "error")
         elif a.errors:
             first = a.errors[0]
@@ -204,14 +241,6 @@ class WorkbenchScreen(Screen):
                 got = self.sample.text[span[0] : min(span[1], span[0] + 80)]
                 text.append(f"\n  input: {got!r}{'…' if span[1] - span[0] > 80 else ''}", style="dim")
         return text
-
-    def _judge_all(self, analysis: Analysis) -> None:
-        schema, samples = analysis.schema, list(self.samples)
-
-        def run() -> dict[int, Verdict]:
-            return {i: judge(s, schema, time_limit=TIME_LIMIT) for i, s in enumerate(samples)}
-
-        self.run_worker(run, name="verdicts", group="verdicts", thread=True, exclusive=True, exit_on_error=False)
 
     # ----- samples ------------------------------------------------------------------------
     def _show_sample(self) -> None:
@@ -249,50 +278,43 @@ class WorkbenchScreen(Screen):
         if positions is not None and positions.text == self.editor.text:
             self.editor.mark_node(positions.range_of(node.path))
 
-    def _spans_of(self, nodes: list[TraceNode]) -> list[tuple[int, int]]:
+    def _spans_of(self, nodes: list[TraceNode], key: str | None = None, substitution: int | None = None) -> list[tuple[int, int]]:
         trace = self.good.trace
-        spans = []
-        for node in nodes:
-            own = trace.locate(node)  # finds JSON members' exact text on demand
-            if node.via is None:
-                pass  # it got its parent's whole input: lighting all of it would show nothing
-            elif node.span is not None:
-                spans.append(node.span)
-            elif own is not None and node.input_kind == "json":
-                spans.append(own)
-            for m in node.matches:
-                spans.extend(g.span for g in m.groups if g.span is not None)
-        return spans
+        return [span for node in nodes for span in node_spans(trace, node, key, substitution)]
 
     @on(TextArea.SelectionChanged, "#editor")
     def _editor_moved(self) -> None:
         self._follow_editor_cursor()
 
     def _follow_editor_cursor(self) -> None:
-        """With the cursor on a schema node: light up its matches and list them."""
+        """With the cursor on a schema node: light up its matches and list them; on one of its
+        x- keys, only that key's matches (one entry's, in x-regex-substitutions)."""
         a = self.analysis
         if a is None or a.positions is None or a.trace is None or a.schema_text != self.editor.text:
             return
         row, column = self.editor.cursor_location
-        path = schema_node_of(a.positions.pointer_at(a.positions.offset(row, column)))
+        pointer = a.positions.pointer_at(a.positions.offset(row, column))
+        path = schema_node_of(pointer)
         if not path:  # the root: everything; lighting it all would show nothing
             self.editor.mark_node(None)
             self.raw.select([], scroll=False)
             return
+        key, substitution = _stage_at(pointer[len(path):])
         visits = a.trace.nodes_at(path)
         self.editor.mark_node(a.positions.range_of(path), scroll=False)
         if not visits:
             self.raw.select([], scroll=False)
             return
-        spans = self._spans_of(visits)
+        spans = self._spans_of(visits, key, substitution)
         self.raw.select(spans, scroll=bool(spans))
         if a.trace.ok and not a.syntax_error and not a.errors:
-            self.status.say(self._matches_text(path, visits))
+            self.status.say(self._matches_text(path, visits, key))
 
-    def _matches_text(self, path: str, visits: list[TraceNode]) -> Text:
+    def _matches_text(self, path: str, visits: list[TraceNode], key: str | None = None) -> Text:
         """The node's matches, listed: which key, where, and the start of what it matched."""
-        matches = [m for v in visits for m in v.matches]
-        text = Text(f"{display(path)}: visited {len(visits)}×, {len(matches)} match{'es' if len(matches) != 1 else ''}", style="bold")
+        matches = [m for v in visits for m in v.matches if key is None or m.key == key]
+        where = display(path) + (f" {key}" if key else "")
+        text = Text(f"{where}: visited {len(visits)}×, {len(matches)} match{'es' if len(matches) != 1 else ''}", style="bold")
         raw = self.sample.text
         for m in matches[:4]:
             if m.span is None:
@@ -308,20 +330,31 @@ class WorkbenchScreen(Screen):
 
     @on(ProblemList.Picked)
     def _problem_picked(self, event: ProblemList.Picked) -> None:
+        self._jump_to(event.pointer, event.at)
+
+    def _jump_to(self, pointer: str | None, at: tuple[int, int] | None) -> None:
+        """Put the editor cursor on a schema node (or a row and column) and focus the editor."""
         a = self.analysis
-        target = event.at
-        if target is None and event.pointer is not None and a is not None and a.positions is not None:
-            found = a.positions.range_of(event.pointer) or a.positions.range_of(schema_node_of(event.pointer))
-            target = found[0] if found else None
-        if target is not None:
-            self.editor.move_cursor(target, center=True)
+        if at is None and pointer is not None and a is not None and a.positions is not None:
+            found = a.positions.range_of(pointer) or a.positions.range_of(schema_node_of(pointer))
+            at = found[0] if found else None
+        if at is not None:
+            self.editor.move_cursor(at, center=True)
         self.editor.focus()
 
     def action_first_problem(self) -> None:
+        """The first problem: a syntax or validation problem, else the node where the parse fails."""
         problems = self.query_one(ProblemList)
         if problems.display and problems.option_count:
-            problems.focus()
             problems.highlighted = 0
+            self._jump_to(*problems.target(0))
+            return
+        a = self.analysis
+        if a is None or a.trace is None or a.trace.ok:
+            self.status.say("No problems: the schema is valid and the parse succeeds.")
+            return
+        self.tree.select_failing()
+        self._jump_to(a.trace.error_path, None)
 
     # ----- the document ---------------------------------------------------------------------
     @property
@@ -342,3 +375,13 @@ class WorkbenchScreen(Screen):
         self.editor.load_text(text)
         self._update_title()
         self.reparse()
+
+
+def _stage_at(rest: str) -> tuple[str | None, int | None]:
+    """The x- key (and x-regex-substitutions entry) a pointer below a schema node is in, if any."""
+    parts = split(rest) if rest else []
+    if not parts or not parts[0].startswith("x-regex"):
+        return None, None
+    if parts[0] == "x-regex-substitutions" and len(parts) > 1 and parts[1].isdigit():
+        return parts[0], int(parts[1])
+    return parts[0], None

@@ -93,6 +93,20 @@ class ParseTree(Tree[TraceNode]):
                 found = child
         return found
 
+    def select_failing(self) -> None:
+        """Move the cursor to the innermost node where the parse failed, expanding its ancestors."""
+        node = self.root
+        while True:
+            if node.data is not None and node.data.children and not node.children:
+                self._fill(node)
+            failing = next((c for c in node.children if c.data is not None and _failed(c.data)), None)
+            if failing is None:
+                break
+            node.expand()
+            node = failing
+        if node is not self.root:
+            self.call_after_refresh(self.move_cursor, node)
+
     def on_tree_node_expanded(self, event: Tree.NodeExpanded[TraceNode]) -> None:
         node = event.node
         self._expanded.add(self.identity(node))
@@ -124,3 +138,8 @@ def _relabel(shown: TreeNode[TraceNode], node: TraceNode) -> None:
         shown.set_label(label)
     for a, b in zip(shown.children, node.children):
         _relabel(a, b)
+
+
+def _failed(node: TraceNode) -> bool:
+    """Whether the parse failed at this node or below it."""
+    return node.error is not None or any(_failed(c) for c in node.children)

@@ -38,6 +38,10 @@ class ProblemList(OptionList):
             self._targets.append((p.path, None))
         self.display = bool(self._targets)
 
+    def target(self, index: int) -> tuple[str | None, tuple[int, int] | None]:
+        """Where problem ``index`` points: a schema pointer, or a (row, column) for a syntax error."""
+        return self._targets[index]
+
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         pointer, at = self._targets[event.option_index]

@@ -1,0 +1,425 @@
+"""The analysis process: where the TUI's parses run, exactly as the runtime runs them.
+
+transformers runs schema regexes with Python's ``re``, which has no time limit and holds the GIL.
+Run in the UI process, a slow pattern would freeze the interface; run in a thread, it could not be
+stopped. So the TUI hands every analysis to this separate process, which runs ``re`` on its own
+main thread (where the engine's SIGALRM time limit works) and can be interrupted when an edit
+supersedes the run, or killed and restarted if it ever stops answering.
+
+What crosses the pipe is kept small: each sample's text is sent once, each edit sends only the
+schema text, and a reply holds only the trace nodes the UI does not already have. The process
+keeps a subtree cache per sample, so an edit re-runs only the schema nodes that depend on it; the
+nodes it reuses are sent as references to the copies the UI received before (see _Pickler).
+
+UI-free: the TUI calls ``AnalysisClient`` from its thread workers; nothing here imports Textual.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import itertools
+import operator
+import os
+import pickle
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import traceback
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any, Callable
+
+from .analysis import Analysis, analyze
+from .engine.regexes import cut_short
+from .engine.subtree_cache import SubtreeCache
+from .engine.trace_tree import Group, RegexMatch, TraceNode
+from .samples import Sample, Verdict, judge, verdict_of
+
+# How long past its own time limit a run may go quiet before the process is thought hung
+# (CPython's regex engine checks for signals, so the engine's own limit normally ends it).
+GRACE = 3.0
+_POLL = 0.02  # seconds between checks for cancellation while waiting for a reply
+STARTUP = 30.0  # seconds the analysis process may take to start (imports, on a loaded machine)
+
+
+# ----- moving traces between the processes ---------------------------------------------------------
+_NODE_FIELDS = tuple(f.name for f in dataclasses.fields(TraceNode))
+_FOUND = _NODE_FIELDS.index("found")
+_MATCHES = _NODE_FIELDS.index("_matches")
+_node_values = operator.attrgetter(*_NODE_FIELDS)
+_PLAIN = {cls: operator.attrgetter(*(f.name for f in dataclasses.fields(cls))) for cls in (RegexMatch, Group)}
+
+
+def _rebuild_node(token: int, *values: Any) -> TraceNode:  # pragma: no cover - replaced on load
+    raise RuntimeError("trace nodes are loaded by _Unpickler only")
+
+
+def _rebuild_plain(cls: type, values: tuple) -> Any:
+    return cls(*values)
+
+
+class _Pickler(pickle.Pickler):
+    """Pickles a reply. A trace node the UI already holds, or its value, goes as its token
+    (persistent_id); a new node gets a token and its fields, with its regex matches built
+    (``re.Match`` objects do not pickle). Dataclasses with slots pickle several times faster as a
+    constructor call than through copyreg."""
+
+    def __init__(self, file, table: "_NodeTable") -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.table = table
+        tokens, identity = table.tokens, id
+        # Called for every object pickled: kept to one dict lookup.
+        self.persistent_id = lambda obj: tokens.get(identity(obj))
+
+    def reducer_override(self, obj: Any) -> Any:
+        kind = type(obj)
+        if kind is TraceNode:
+            values = list(_node_values(obj))
+            values[_FOUND] = values[_MATCHES] = obj.matches
+            return _rebuild_node, (self.table.add(obj), *values)
+        if kind in _PLAIN:
+            return _rebuild_plain, (kind, _PLAIN[kind](obj))
+        return NotImplemented
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, file, table: "_NodeTable") -> None:
+        super().__init__(file)
+        self.table = table
+
+    def persistent_load(self, token: Any) -> Any:
+        return self.table.objects[token]
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module == "workbench.worker" and name == "_rebuild_node":
+            return self._rebuild_node
+        return super().find_class(module, name)
+
+    def _rebuild_node(self, token: int, *values: Any) -> TraceNode:
+        node = TraceNode(*values)
+        self.table.put(token, node)
+        return node
+
+
+class _NodeTable:
+    """The trace nodes both processes hold, and their values, by token (a node's value has the
+    negated token). Both sides prune it to the latest trace after every reply, in the same order,
+    so the two tables always agree and a reply need not repeat what the UI already has."""
+
+    def __init__(self) -> None:
+        self.tokens: dict[int, int] = {}  # id(object) -> token
+        self.objects: dict[int, Any] = {}  # token -> object (also keeps ids from being reused)
+        self._next = itertools.count(1)
+        self._pending: list[tuple[int, TraceNode]] = []
+        self._live = 0  # objects kept by the last pruning
+
+    def add(self, node: TraceNode) -> int:
+        """A node being pickled. Its value is known to the other side only once the whole reply
+        is loaded, so values are registered after the dump (see settle)."""
+        token = next(self._next)
+        self.tokens[id(node)] = token
+        self.objects[token] = node
+        self._pending.append((token, node))
+        return token
+
+    def put(self, token: int, node: TraceNode) -> None:
+        self.tokens[id(node)] = token
+        self.objects[token] = node
+        self._pending.append((token, node))
+
+    def settle(self, root: TraceNode | None) -> None:
+        """After a reply: register the new nodes' values; with a trace, forget older traces."""
+        for token, node in self._pending:
+            if isinstance(node.value, (dict, list, str)):
+                self.tokens[id(node.value)] = -token
+                self.objects[-token] = node.value
+        self._pending = []
+        # Pruning walks the whole trace, so it waits until the table has doubled. Both sides
+        # have tables of the same size at every step, so they prune at the same replies.
+        if root is None or len(self.objects) <= 2 * self._live + 4096:
+            return
+        live = set()
+        for node in root.walk():
+            live.add(id(node))
+            live.add(id(node.value))
+        self.objects = {t: o for t, o in self.objects.items() if id(o) in live}
+        self.tokens = {id(o): t for t, o in self.objects.items()}
+        self._live = len(self.objects)
+
+
+def _dump(message: tuple, table: _NodeTable) -> bytes:
+    buffer = io.BytesIO()
+    _Pickler(buffer, table).dump(message)
+    return buffer.getvalue()
+
+
+def _load(data: bytes, table: _NodeTable) -> tuple:
+    return _Unpickler(io.BytesIO(data), table).load()
+
+
+def _sent(message: tuple, table: _NodeTable) -> None:
+    """After a reply crossed the pipe: both sides settle their tables the same way."""
+    has_trace = message[0] == "analysis" and message[2].trace is not None
+    table.settle(message[2].trace.root if has_trace else None)
+
+
+# ----- the process ------------------------------------------------------------------------------------
+@dataclass
+class _Request:
+    generation: int
+    schema_text: str
+    sample: str  # key of the sample to trace
+    time_limit: float
+
+
+def _serve(conn) -> None:  # pragma: no cover - runs in the child process (tested through the client)
+    def interrupted(signum, frame):
+        # The UI signals after each request it sends. A parse with a newer request waiting
+        # behind it ends as if its time were up; its result is then dropped (see _serve_requests).
+        # The signal may also come just after this process took that request: then nothing waits.
+        if conn.poll(0):
+            cut_short()
+
+    signal.signal(signal.SIGUSR1, interrupted)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # ctrl+c in the terminal is the app's to handle
+    try:
+        conn.send_bytes(b"ready")  # only now may the UI signal: SIGUSR1 would have killed us before
+        _serve_requests(conn)
+    except (EOFError, OSError):
+        return  # the UI closed the pipe (or is gone): nothing left to do
+
+
+def _serve_requests(conn) -> None:  # pragma: no cover - runs in the child process
+    samples: dict[str, Sample] = {}
+    caches: dict[str, SubtreeCache] = {}
+
+    def take(message: tuple) -> _Request | None:
+        if message[0] == "samples":
+            for key, sample in message[1].items():
+                caches.pop(key, None)
+                if sample is None:
+                    samples.pop(key, None)
+                else:
+                    samples[key] = sample
+            return None
+        return message[1]
+
+    table = _NodeTable()
+    while True:
+        request = take(conn.recv())
+        # Whatever is already queued is newer: sample updates apply, a later request replaces this one.
+        while conn.poll(0):
+            request = take(conn.recv()) or request
+        if request is None:
+            continue
+        try:
+            reply = _analysis_reply(request, samples, caches)
+            if conn.poll(0):
+                continue  # superseded while it ran (perhaps cut short): the newer request goes next
+            _send(conn, reply, table)
+            if reply[2].trace is None:
+                continue  # the schema has errors: the verdicts of the last good one stand
+            verdicts = _verdicts(request, reply[2], samples, conn)
+            if verdicts is not None:
+                _send(conn, ("verdicts", request.generation, verdicts), table)
+        except Exception:
+            _send(conn, ("crashed", request.generation, traceback.format_exc()), table)
+
+
+def _send(conn, message: tuple, table: _NodeTable) -> None:
+    conn.send_bytes(_dump(message, table))
+    _sent(message, table)
+
+
+def _analysis_reply(request: _Request, samples: dict[str, Sample], caches: dict) -> tuple:
+    sample = samples[request.sample]
+    cache = caches.setdefault(request.sample, SubtreeCache())
+    analysis = analyze(request.schema_text, sample.text, time_limit=request.time_limit, cache=cache)
+    if analysis.trace is not None:
+        analysis.verdict = verdict_of(sample, analysis.trace.value, analysis.trace.error)
+        # The UI has the text; the JSON member spans it finds again on demand.
+        analysis.trace.text = ""
+        analysis.trace.members = {}
+        # Plain tuples pickle without a constructor call each: a 2 MB output has ~10,000 runs.
+        analysis.runs = [tuple(run) for run in analysis.runs]
+    return ("analysis", request.generation, analysis)
+
+
+def _verdicts(request: _Request, analysis: Analysis, samples: dict[str, Sample], conn) -> dict[str, Verdict] | None:
+    """The other samples' verdicts (the traced sample's is in its analysis), or None when a newer
+    request came in meanwhile (a signal that came while the reply was being sent found no parse
+    to cut short, so this looks between samples too)."""
+    verdicts = {}
+    for key, sample in samples.items():
+        if key != request.sample:
+            verdicts[key] = judge(sample, analysis.schema, time_limit=request.time_limit)
+        if conn.poll(0):
+            return None
+    return verdicts
+
+
+# ----- the UI's side ----------------------------------------------------------------------------------
+class AnalysisClient:
+    """Owns the analysis process. Blocking calls, meant for the UI's thread workers; thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()  # guards the process, the pipe and the fields below
+        self._read_lock = threading.Lock()  # one reader at a time
+        self._process = None
+        self._conn = None
+        self._epoch = 0  # increases on every (re)start: waits on an older process give up
+        self._table = _NodeTable()
+        self._samples: dict[str, Sample] = {}  # what the process holds
+        self._mailbox: dict[tuple[str, int], Any] = {}
+        self._in_flight: int | None = None  # generation whose replies are still coming
+        self._sent_at = 0.0
+        self._limit = 0.0
+        self.restarts = 0
+
+    # -- process lifetime
+    def _start(self) -> None:
+        # A fresh interpreter rather than multiprocessing: fork would copy the UI's threads, and
+        # spawn would run the UI's __main__ again in the child.
+        ours, theirs = socket.socketpair()
+        process = subprocess.Popen(
+            [sys.executable, "-m", "workbench.worker", str(theirs.fileno())],
+            pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, start_new_session=True,
+        )
+        theirs.close()
+        self._process, self._conn = process, Connection(ours.detach())
+        # Until it has set its SIGUSR1 handler, an interrupt would kill the process.
+        if not self._conn.poll(STARTUP) or self._conn.recv_bytes() != b"ready":
+            raise RuntimeError(f"the analysis process did not start within {STARTUP:g} s")
+        self._epoch += 1
+        self._table = _NodeTable()
+        self._mailbox.clear()
+        self._in_flight = None
+        if self._samples:
+            self._conn.send(("samples", dict(self._samples)))  # the new process has none
+
+    def _ensure(self) -> None:
+        if self._process is None or self._process.poll() is not None:
+            if self._process is not None:
+                self.restarts += 1
+            self._start()
+
+    def restart(self) -> None:
+        with self._lock:
+            self._kill()
+            self.restarts += 1
+            self._start()
+
+    def _kill(self) -> None:
+        if self._process is not None:
+            self._process.kill()
+            self._process.wait(timeout=5)
+            self._conn.close()
+        self._process = self._conn = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._kill()
+
+    # -- requests
+    def set_samples(self, samples: dict[str, Sample]) -> None:
+        """Send the samples the process does not have yet (or whose text changed); forget others."""
+        with self._lock:
+            changes: dict[str, Sample | None] = {
+                key: s for key, s in samples.items() if self._samples.get(key) is None or self._samples[key].text != s.text
+            }
+            changes.update({key: None for key in self._samples if key not in samples})
+            self._samples = dict(samples)
+            if changes and self._process is not None and self._process.poll() is None:
+                self._conn.send(("samples", changes))
+                self._interrupt()
+
+    def _interrupt(self) -> None:
+        """Tell the process that a newer message waits: a run in progress stops for it."""
+        if self._process is not None and self._process.poll() is None:
+            os.kill(self._process.pid, signal.SIGUSR1)
+
+    def analyze(
+        self, generation: int, schema_text: str, sample: str, time_limit: float, cancelled: Callable[[], bool]
+    ) -> Analysis | None:
+        """The analysis of ``schema_text`` on one sample, or None if cancelled first."""
+        with self._lock:
+            self._ensure()
+            self._conn.send(("analyze", _Request(generation, schema_text, sample, time_limit)))
+            self._interrupt()  # stop the run this one supersedes
+            self._in_flight, self._sent_at, self._limit = generation, time.monotonic(), time_limit
+            epoch = self._epoch
+        reply = self._wait("analysis", generation, cancelled, epoch, watch=True)
+        if reply is _HUNG:
+            return Analysis.gave_up(schema_text, time.monotonic() - self._sent_at, time_limit)
+        if reply is not None and reply.trace is not None:
+            reply.trace.text = self._samples[sample].text
+        return reply
+
+    def verdicts(self, generation: int, cancelled: Callable[[], bool]) -> dict[str, Verdict] | None:
+        """The verdicts that follow the analysis of ``generation`` (None if it was superseded)."""
+        with self._lock:
+            epoch = self._epoch
+        reply = self._wait("verdicts", generation, cancelled, epoch, watch=False)
+        return None if reply is _HUNG else reply
+
+    def _wait(self, kind: str, generation: int, cancelled, epoch: int, watch: bool) -> Any:
+        while True:
+            with self._lock:
+                if self._epoch != epoch:
+                    return None
+                if (kind, generation) in self._mailbox:
+                    return self._mailbox.pop((kind, generation))
+                if ("crashed", generation) in self._mailbox:
+                    raise RuntimeError(self._mailbox.pop(("crashed", generation)))
+                hung = watch and self._in_flight == generation and time.monotonic() - self._sent_at > self._limit + GRACE
+            if cancelled():
+                return None
+            if hung:
+                self.restart()
+                return _HUNG
+            if self._read_lock.acquire(timeout=_POLL):
+                try:
+                    self._read_one(epoch)
+                finally:
+                    self._read_lock.release()
+
+    def _read_one(self, epoch: int) -> None:
+        conn = self._conn
+        if conn is None or self._epoch != epoch:
+            return
+        try:
+            if not conn.poll(_POLL):
+                return
+            data = conn.recv_bytes()
+        except (EOFError, OSError):
+            with self._lock:
+                if self._epoch == epoch:  # the process died: start another for the next request
+                    self._kill()
+            return
+        with self._lock:
+            if self._epoch != epoch:
+                return
+            message = _load(data, self._table)
+            _sent(message, self._table)
+            kind, generation = message[0], message[1]
+            if kind in ("verdicts", "crashed") and self._in_flight == generation:
+                self._in_flight = None
+            if kind == "analysis" and message[2].trace is None and self._in_flight == generation:
+                self._in_flight = None  # no verdicts follow a schema with errors
+            # Keep only replies someone may still wait for: this generation's and newer.
+            self._mailbox = {k: v for k, v in self._mailbox.items() if k[1] >= generation}
+            self._mailbox[(kind, generation)] = message[2]
+
+
+_HUNG = object()
+
+
+if __name__ == "__main__":  # pragma: no cover - the process AnalysisClient starts
+    # Through the imported module, so that what it pickles names workbench.worker, not __main__.
+    from workbench import worker
+
+    worker._serve(Connection(int(sys.argv[1])))
