@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import gc
 import json
-from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
@@ -25,9 +24,9 @@ import jmespath
 from . import trace_tree as tr
 from .errors import ParseFailure, RegexTimeout, SchemaTypeError, SchemaValueError
 from .gemma4 import gemma4_to_json
-from .json_spans import value_bounds
 from .pointer import escape
-from .regexes import DEFAULT_TIME_LIMIT, Matcher, compile_re, matcher
+from . import regexes as rx
+from .regexes import DEFAULT_TIME_LIMIT, arm, compile_re, disarm
 from .subtree_cache import SubtreeCache, input_key
 
 
@@ -97,29 +96,306 @@ def _group_loc(m, base: int | None, value: Any) -> Any:
     return base + m.start(1)
 
 
-class _Run:
-    """One parse: the matcher (with its deadline) and, when tracing, the raw text."""
+# ----- what both walks share: the runtime's checks, with one wording for each error ----------------
 
-    def __init__(
-        self, m: Matcher, text: str | None, members: dict | None = None, cache: SubtreeCache | None = None
-    ) -> None:
-        self.m = m
-        self.text = text  # None when not tracing
+
+def _regex_input_error(content: Any) -> SchemaTypeError:
+    return SchemaTypeError(f"node has a regex or substitution but got {_type_name(content)} input: {_preview(content)}")
+
+
+def _iterator_type_error(node_type: Any) -> SchemaTypeError:
+    return SchemaTypeError(f"a node of type {node_type!r} cannot use x-regex-iterator (only 'array')")
+
+
+def _kv_type_error(node_type: Any) -> SchemaTypeError:
+    return SchemaTypeError(f"a node of type {node_type!r} cannot use x-regex-key-value (only 'object')")
+
+
+def _kv_pair(m) -> dict:
+    groups = _group_value(m)
+    if not isinstance(groups, dict) or "key" not in groups or "value" not in groups:
+        raise SchemaValueError(
+            f"x-regex-key-value needs named groups 'key' and 'value' in every match; got {_preview(groups)}"
+        )
+    return groups
+
+
+def _object_string_error(content: str) -> SchemaValueError:
+    return SchemaValueError(
+        "an object node got a string but has no properties, regex or parser to take it apart: " + _preview(content)
+    )
+
+
+def _object_type_error(content: Any) -> SchemaTypeError:
+    return SchemaTypeError(f"an object node needs a dict or a string, got {_type_name(content)}: {_preview(content)}")
+
+
+def _check_required(schema: dict, out: dict) -> dict:
+    missing = [key for key in schema.get("required", []) if key not in out]
+    if missing:
+        raise SchemaValueError(f"required fields {missing} are missing from parsed output; parsed {_preview(out)}")
+    return out
+
+
+def _items_type_error(content: Any) -> SchemaTypeError:
+    return SchemaTypeError(f"an array node with items needs a list, got {_type_name(content)}: {_preview(content)}")
+
+
+def _prefix_items(prefix: Any, content: Any, loc: Any) -> tuple[list, Any]:
+    """The items for prefixItems (a lone value counts as one item when one is expected)."""
+    if not isinstance(content, list):
+        if len(prefix) != 1:
+            raise SchemaTypeError(
+                f"an array node with {len(prefix)} prefixItems needs a list, got {_type_name(content)}: {_preview(content)}"
+            )
+        content, loc = [content], [loc]
+    if len(content) != len(prefix):
+        raise SchemaValueError(f"the array has {len(content)} items but prefixItems defines {len(prefix)}")
+    return content, loc
+
+
+def _no_items_error() -> SchemaValueError:
+    return SchemaValueError("an array node needs items or prefixItems")
+
+
+def _scalar(node_type: Any, content: Any) -> Any:
+    """A node that is neither object nor array: the content, checked and converted by type."""
+    if node_type == "string":
+        if not isinstance(content, str):
+            raise SchemaTypeError(f"type 'string' needs a string, got {_type_name(content)}: {_preview(content)}")
+        return content
+    if node_type == "integer":
+        if isinstance(content, int):
+            return content
+        if not isinstance(content, str):
+            raise SchemaTypeError(f"type 'integer' needs a string or int, got {_type_name(content)}: {_preview(content)}")
+        try:
+            return int(content)
+        except ValueError:
+            raise SchemaValueError(f"type 'integer', but the content is not a valid integer: {_preview(content)}") from None
+    if node_type == "number":
+        if isinstance(content, (int, float)):
+            return float(content)
+        if not isinstance(content, str):
+            raise SchemaTypeError(f"type 'number' needs a string or number, got {_type_name(content)}: {_preview(content)}")
+        try:
+            return float(content)
+        except ValueError:
+            raise SchemaValueError(f"type 'number', but the content is not a valid number: {_preview(content)}") from None
+    if node_type == "boolean":
+        if isinstance(content, bool):
+            return content
+        if not isinstance(content, str):
+            raise SchemaTypeError(f"type 'boolean' needs a string or bool, got {_type_name(content)}: {_preview(content)}")
+        lowered = content.lower()
+        if lowered in ("true", "1"):
+            return True
+        if lowered in ("false", "0"):
+            return False
+        raise SchemaValueError(f"type 'boolean', but the content is not true/false/1/0: {_preview(content)}")
+    if node_type is None or node_type == "any":
+        return content
+    raise SchemaTypeError(f"unsupported type {_preview(node_type)}")
+
+
+def _parser(schema: dict, content: Any, loc: Any, text: str | None) -> tuple[Any, Any]:
+    """x-parser: the parsed content and its loc (None unless tracing, ``text`` being the raw text)."""
+    parser = schema["x-parser"]
+    if parser == "gemma4-tool-call":
+        if not isinstance(content, str):
+            raise SchemaTypeError(f"x-parser 'gemma4-tool-call' needs a string, got {_type_name(content)}: {_preview(content)}")
+        content, loc = gemma4_to_json(content), None
+        parser = "json"
+    if parser != "json":
+        raise SchemaValueError(f"unknown x-parser {_preview(parser)} (known: 'json', 'gemma4-tool-call')")
+    if not isinstance(content, str):
+        raise SchemaTypeError(f"x-parser 'json' needs a string, got {_type_name(content)}: {_preview(content)}")
+    args = schema.get("x-parser-args", {})
+    transform = args.get("transform")
+    allow_non_json = args.get("allow_non_json", False)
+    try:
+        parsed = _json_loads(content)
+    except json.JSONDecodeError as exc:
+        if not allow_non_json:
+            raise SchemaValueError(
+                f"could not parse its contents as JSON ({exc}); set x-parser-args.allow_non_json to accept plain text. "
+                f"Content: {_preview(content)}"
+            ) from None
+        parsed = content
+    else:
+        if text is not None and isinstance(loc, int):
+            if isinstance(parsed, (dict, list)):  # only members need to know where they stand
+                # json.loads allows whitespace (these four characters) around the value
+                loc = _JsonAt(loc + len(content) - len(content.lstrip(_JSON_WS)), loc + len(content.rstrip(_JSON_WS)))
+            else:
+                loc = None
+    if transform is not None:
+        parsed = jmespath.search(args["transform"], parsed)
+        loc = None
+    return parsed, loc
+
+
+_json_loads = json.loads
+_JSON_WS = " \t\n\r"
+
+
+# ----- the value-only walk (parse_response) ----------------------------------------------------------
+
+
+def _walk(content: Any, schema: Any) -> Any:
+    """One schema node, as the runtime computes it, keeping nothing but the value. The traced walk
+    (_Run._node) takes the same steps in the same order; this one leaves out everything the trace
+    needs, because parse_response must cost no more than the runtime's own parse. A child's
+    failure gets the child's pointer segment at its call site (free in CPython unless raised)."""
+    if "const" in schema:
+        return schema["const"]
+    if content is None:
+        return None
+    get = schema.get
+    node_type = get("type")
+    # The runtime's check, with its two halves swapped: the content is usually a string, and
+    # then the four lookups are not needed.
+    if not isinstance(content, str) and (
+        "x-regex-substitutions" in schema or "x-regex" in schema or "x-regex-iterator" in schema or "x-regex-key-value" in schema
+    ):
+        raise _regex_input_error(content)
+    if "x-regex-substitutions" in schema:
+        for sub in schema["x-regex-substitutions"]:
+            content = _subn(sub[0], sub[1], content)[0]
+
+    pattern = get("x-regex")
+    iterator_pattern = get("x-regex-iterator")
+    kv_pattern = get("x-regex-key-value")
+    if pattern is not None:
+        m = _search(pattern, content)
+        if not m:
+            return None
+        content = _reader(pattern)(m)
+    if iterator_pattern is not None:
+        if node_type != "array":
+            raise _iterator_type_error(node_type)
+        read = _reader(iterator_pattern)
+        content = [read(m) for m in _finditer(iterator_pattern, content)]
+        if not content:
+            return None
+    if kv_pattern is not None:
+        if node_type != "object":
+            raise _kv_type_error(node_type)
+        pairs: dict = {}
+        for m in _finditer(kv_pattern, content):
+            groups = _kv_pair(m)
+            pairs[groups["key"]] = groups["value"]
+        if not pairs:
+            return None
+        content = pairs
+    if "x-parser" in schema:
+        content = _parser(schema, content, None, None)[0]
+
+    if node_type == "object":
+        out: dict = {}
+        if isinstance(content, str):
+            if "properties" not in schema:
+                raise _object_string_error(content)
+            for key, child in schema["properties"].items():
+                try:
+                    value = _walk(content, child)
+                except Exception as exc:
+                    raise _located(exc, "/properties/", key) from None
+                if value is not None:
+                    out[key] = value
+        elif isinstance(content, dict):
+            known = get("properties", {})
+            for key, child in known.items():
+                if "const" in child:
+                    out[key] = child["const"]
+                elif key in content:
+                    try:
+                        out[key] = _walk(content[key], child)
+                    except Exception as exc:
+                        raise _located(exc, "/properties/", key) from None
+                elif "default" in child:
+                    out[key] = child["default"]
+            additional = get("additionalProperties", True)
+            if additional is not False:
+                additional = additional if isinstance(additional, dict) else {}
+                known = get("properties", {})
+                for key, value in content.items():
+                    if key not in known:
+                        if additional:
+                            try:
+                                out[key] = _walk(value, additional)
+                            except Exception as exc:
+                                raise _located(exc, "/additionalProperties", None) from None
+                        else:
+                            out[key] = value  # what the walk gives for the schema {}
+        else:
+            raise _object_type_error(content)
+        if "required" in schema:  # (a missing key is the runtime's empty list: nothing to check)
+            _check_required(schema, out)
+        return out
+    if node_type == "array":
+        if not content:
+            return []
+        if "items" in schema:
+            if not isinstance(content, list):
+                raise _items_type_error(content)
+            item_schema = schema["items"]
+            try:  # only the children's own work can raise in here
+                return [_walk(item, item_schema) for item in content]
+            except Exception as exc:
+                raise _located(exc, "/items", None) from None
+        if "prefixItems" in schema:
+            prefix = schema["prefixItems"]
+            content = _prefix_items(prefix, content, None)[0]
+            items = []
+            for i, (item, item_schema) in enumerate(zip(content, prefix)):
+                try:
+                    items.append(_walk(item, item_schema))
+                except Exception as exc:
+                    raise _located(exc, "/prefixItems/", i) from None
+            return items
+        raise _no_items_error()
+    if node_type == "string" and type(content) is str:
+        return content  # the common leaf, without the call
+    return _scalar(node_type, content)
+
+
+_search, _finditer, _subn = rx.search, rx.finditer, rx.subn
+
+
+# ----- the traced walk (trace) -----------------------------------------------------------------------
+
+# Pointer of a child node by (parent pointer, segment): every item of a large array has the same
+# paths below it, and every trace of one schema the same paths, so they are built once. Bounded
+# by clearing: a long session of edits leaves the paths of schemas long gone.
+_PATHS: dict = {}
+_PATHS_LIMIT = 50_000
+
+
+def _path(parent: str, prefix: str, key: Any) -> str:
+    try:
+        return _PATHS[parent, prefix, key]
+    except KeyError:
+        if len(_PATHS) >= _PATHS_LIMIT:
+            _PATHS.clear()
+        path = _PATHS[parent, prefix, key] = parent + (prefix if key is None else prefix + escape(key))
+        return path
+
+
+_RAW, _JSON, _DERIVED, _STRUCTURED = tr.RAW, tr.JSON, tr.DERIVED, tr.STRUCTURED
+_TraceNode = tr.TraceNode
+
+
+class _Run:
+    """One traced parse: the raw text and what the trace keeps while it grows."""
+
+    def __init__(self, text: str | None, members: dict, cache: SubtreeCache | None = None) -> None:
+        self.text = text  # None when the input is not a string
         self.members = members  # the trace's cache of JSON member spans
-        # Pointer of a child node by (parent pointer, segment): every item of a large array has
-        # the same paths below it, so they are built once and shared.
-        self.paths: dict = {}
         self.cache = cache
         self.schema_texts: dict = {}  # id(subschema) -> its JSON text, for cache keys
 
-    def path(self, parent: str, prefix: str, key: Any) -> str:
-        try:
-            return self.paths[parent, prefix, key]
-        except KeyError:
-            path = self.paths[parent, prefix, key] = parent + (prefix if key is None else prefix + escape(key))
-            return path
-
-    def node(self, content: Any, schema: Any, prefix: str, key: Any, loc: Any, tn: tr.TraceNode | None) -> Any:
+    def node(self, content: Any, schema: Any, prefix: str, key: Any, loc: Any, tn: tr.TraceNode) -> Any:
         """One schema node, reached from its parent through ``prefix`` + ``key`` (its pointer
         segment, built only if it fails, to keep the hot path lean)."""
         try:
@@ -127,35 +403,35 @@ class _Run:
         except RecursionError:
             raise
         except Exception as exc:
-            failure = _located(exc, prefix, key)
-            if tn is not None and len(failure._segments) == 1:  # this node is where it failed
-                tn.error = failure.message
-            raise failure from None
-        if tn is not None:
-            tn.value = value
+            raise _failed(exc, prefix, key, tn) from None
+        tn.value = value
         return value
 
     def child(self, content, schema, prefix, key, loc, parent, via, near):
-        """A child node; with tracing, its TraceNode is added to ``parent`` first. Without, the
-        call goes straight to _node (a failure still gets the child's pointer segment)."""
-        if parent is None:
-            try:
-                return self._node(content, schema, None, None)
-            except Exception as exc:
-                raise _located(exc, prefix, key) from None
+        """A child node: its TraceNode is added to ``parent`` first, then it runs."""
         if self.cache is not None:
             return self.cached(content, schema, prefix, key, key, loc, parent, via, near)
-        tn = tr.TraceNode(self.path(parent.path, prefix, key), schema, key, via, source_span=near)
-        _adopt(parent, tn)
-        return self.node(content, schema, prefix, key, loc, tn)
+        tn = _TraceNode(_path(parent.path, prefix, key), schema, key, via, tr.NONE, None, near)
+        if parent.children:
+            parent.children.append(tn)
+        else:
+            parent.children = [tn]  # in place of the shared empty tuple
+        try:  # node(), inline: this runs once per node of the trace
+            value = self._node(content, schema, loc, tn)
+        except RecursionError:
+            raise
+        except Exception as exc:
+            raise _failed(exc, prefix, key, tn) from None
+        tn.value = value
+        return value
 
     def cached(self, content, schema, prefix, segment, key, loc, parent, via, near):
-        """A traced child node through the subtree cache (see subtree_cache.py): its cached
-        subtree and outcome if the same node got the same input in a recent run, else a run of
-        the node, remembered. ``segment`` completes its pointer segment, ``key`` is what it fills
-        in its parent."""
+        """A child node through the subtree cache (see subtree_cache.py): its cached subtree and
+        outcome if the same node got the same input in a recent run, else a run of the node,
+        remembered. ``segment`` completes its pointer segment, ``key`` is what it fills in its
+        parent."""
         cache = self.cache
-        path = self.path(parent.path, prefix, segment)
+        path = _path(parent.path, prefix, segment)
         ckey = self._cache_key(path, key, via, near, schema, content, loc)
         if ckey is not None:
             entry = cache.take(ckey)
@@ -170,7 +446,7 @@ class _Run:
                 exc._segments = list(segments)  # this node's segment and those below it
                 raise exc
         cache.misses += 1
-        tn = tr.TraceNode(path, schema, key, via, source_span=near)
+        tn = _TraceNode(path, schema, key, via, tr.NONE, None, near)
         _adopt(parent, tn)
         try:
             value = self.node(content, schema, prefix, segment, loc, tn)
@@ -200,10 +476,11 @@ class _Run:
         return (path, key, via, near, schema_text, identity)
 
     def _describe(self, tn: tr.TraceNode, content: Any, loc: Any, schema: dict) -> Any:
-        """Fill in how the node's input relates to the raw text; returns the loc to carry on with."""
+        """Fill in how the node's input relates to the raw text; returns the loc to carry on with.
+        (The common raw slice is handled inline by _node.)"""
         if type(loc) is tuple:
             container = loc[0]
-            tn.input_kind = tr.JSON
+            tn.input_kind = _JSON
             tn.json_origin = (container.start, container.end, container.keys, loc[1])
             if not (isinstance(content, str) and _wants_raw(schema)):
                 return loc
@@ -212,39 +489,36 @@ class _Run:
                 return None
             loc = tn.span[0]
         if isinstance(loc, int) and isinstance(content, str):
-            tn.input_kind = tr.RAW
+            tn.input_kind = _RAW
             tn.span = tn.source_span = (loc, loc + len(content))
             return loc
-        tn.input_kind = tr.STRUCTURED if isinstance(loc, (dict, list)) else tr.DERIVED
+        tn.input_kind = _STRUCTURED if isinstance(loc, (dict, list)) else _DERIVED
         return loc
 
-    def _node(self, content: Any, schema: Any, loc: Any, tn: tr.TraceNode | None) -> Any:
+    def _node(self, content: Any, schema: Any, loc: Any, tn: tr.TraceNode) -> Any:
+        """The steps of _walk, recording each in ``tn``."""
         if "const" in schema:
             return schema["const"]
         if content is None:
             return None
         get = schema.get
         node_type = get("type")
-        near = None
-        if tn is not None:
+        if type(loc) is int and isinstance(content, str):
+            tn.input_kind = _RAW
+            tn.span = tn.source_span = near = (loc, loc + len(content))
+        else:
             loc = self._describe(tn, content, loc, schema)
             near = tn.source_span
-        has_subs = "x-regex-substitutions" in schema
-        if (
-            has_subs or "x-regex" in schema or "x-regex-iterator" in schema or "x-regex-key-value" in schema
-        ) and not isinstance(content, str):
-            raise SchemaTypeError(
-                f"node has a regex or substitution but got {_type_name(content)} input: {_preview(content)}"
-            )
+        if not isinstance(content, str) and (
+            "x-regex-substitutions" in schema or "x-regex" in schema or "x-regex-iterator" in schema or "x-regex-key-value" in schema
+        ):
+            raise _regex_input_error(content)
 
-        if has_subs:
+        if "x-regex-substitutions" in schema:
             for index, sub in enumerate(schema["x-regex-substitutions"]):
                 pattern, repl = sub[0], sub[1]
-                if tn is None:
-                    content = self.m.subn(pattern, repl, content)[0]
-                    continue
                 base = loc if isinstance(loc, int) else None
-                content, found = self.m.sub_matches(pattern, repl, content)
+                content, found = rx.sub_matches(pattern, repl, content)
                 for i, m in enumerate(found):
                     _note(tn, ("x-regex-substitutions", i, m, base, index))
                 if found:
@@ -255,136 +529,65 @@ class _Run:
         kv_pattern = get("x-regex-key-value")
 
         if regex_pattern is not None:
-            m = self.m.search(regex_pattern, content)
+            m = _search(regex_pattern, content)
             if not m:
-                if tn is not None:
-                    tn.no_match = "x-regex"
+                tn.no_match = "x-regex"
                 return None
             value = _reader(regex_pattern)(m)
-            if tn is not None:
-                base = loc if isinstance(loc, int) else None
-                _note(tn, ("x-regex", 0, m, base, None))
-                if base is not None:
-                    near = (base + m.start(), base + m.end())
-                loc = _group_loc(m, base, value)
+            base = loc if isinstance(loc, int) else None
+            _note(tn, ("x-regex", 0, m, base, None))
+            if base is not None:
+                near = (base + m.start(), base + m.end())
+            loc = _group_loc(m, base, value)
             content = value
 
         if iterator_pattern is not None:
             if node_type != "array":
-                raise SchemaTypeError(f"a node of type {node_type!r} cannot use x-regex-iterator (only 'array')")
-            if tn is None:
-                read = _reader(iterator_pattern)
-                content = [read(m) for m in self.m.finditer(iterator_pattern, content)]
-            else:
-                base = loc if isinstance(loc, int) else None
-                items, locs = [], []
-                for i, m in enumerate(self.m.finditer(iterator_pattern, content)):
-                    value = _group_value(m)
-                    _note(tn, ("x-regex-iterator", i, m, base, None))
-                    items.append(value)
-                    locs.append(_group_loc(m, base, value))
-                content, loc = items, locs
+                raise _iterator_type_error(node_type)
+            base = loc if isinstance(loc, int) else None
+            read = _reader(iterator_pattern)
+            items, locs = [], []
+            if not tn.found:
+                tn.found = []  # appended to directly below: one match per item can be many
+            found = tn.found
+            for i, m in enumerate(_finditer(iterator_pattern, content)):
+                value = read(m)
+                found.append(("x-regex-iterator", i, m, base, None))
+                items.append(value)
+                locs.append(_group_loc(m, base, value))
+            if not found:
+                tn.found = ()
+            content, loc = items, locs
             if not content:
-                if tn is not None:
-                    tn.no_match = "x-regex-iterator"
+                tn.no_match = "x-regex-iterator"
                 return None
 
         if kv_pattern is not None:
             if node_type != "object":
-                raise SchemaTypeError(f"a node of type {node_type!r} cannot use x-regex-key-value (only 'object')")
+                raise _kv_type_error(node_type)
             pairs: dict = {}
             pair_locs: dict = {}
-            base = loc if (tn is not None and isinstance(loc, int)) else None
-            for i, m in enumerate(self.m.finditer(kv_pattern, content)):
-                groups = _group_value(m)
-                if not isinstance(groups, dict) or "key" not in groups or "value" not in groups:
-                    raise SchemaValueError(
-                        f"x-regex-key-value needs named groups 'key' and 'value' in every match; got {_preview(groups)}"
-                    )
+            base = loc if isinstance(loc, int) else None
+            for i, m in enumerate(_finditer(kv_pattern, content)):
+                groups = _kv_pair(m)
                 pairs[groups["key"]] = groups["value"]
-                if tn is not None:
-                    _note(tn, ("x-regex-key-value", i, m, base, None))
-                    pair_locs[groups["key"]] = None if base is None else base + m.start("value")
+                _note(tn, ("x-regex-key-value", i, m, base, None))
+                pair_locs[groups["key"]] = None if base is None else base + m.start("value")
             content, loc = pairs, pair_locs
             if not content:
-                if tn is not None:
-                    tn.no_match = "x-regex-key-value"
+                tn.no_match = "x-regex-key-value"
                 return None
 
         if "x-parser" in schema:
-            content, loc = self._parser(schema, content, loc)
+            content, loc = _parser(schema, content, loc, self.text)
 
         if node_type == "object":
             return self._object(schema, content, loc, tn, near)
         if node_type == "array":
             return self._array(schema, content, loc, tn, near)
-        if node_type == "string":
-            if not isinstance(content, str):
-                raise SchemaTypeError(f"type 'string' needs a string, got {_type_name(content)}: {_preview(content)}")
+        if node_type == "string" and type(content) is str:
             return content
-        if node_type == "integer":
-            if isinstance(content, int):
-                return content
-            if not isinstance(content, str):
-                raise SchemaTypeError(f"type 'integer' needs a string or int, got {_type_name(content)}: {_preview(content)}")
-            try:
-                return int(content)
-            except ValueError:
-                raise SchemaValueError(f"type 'integer', but the content is not a valid integer: {_preview(content)}") from None
-        if node_type == "number":
-            if isinstance(content, (int, float)):
-                return float(content)
-            if not isinstance(content, str):
-                raise SchemaTypeError(f"type 'number' needs a string or number, got {_type_name(content)}: {_preview(content)}")
-            try:
-                return float(content)
-            except ValueError:
-                raise SchemaValueError(f"type 'number', but the content is not a valid number: {_preview(content)}") from None
-        if node_type == "boolean":
-            if isinstance(content, bool):
-                return content
-            if not isinstance(content, str):
-                raise SchemaTypeError(f"type 'boolean' needs a string or bool, got {_type_name(content)}: {_preview(content)}")
-            lowered = content.lower()
-            if lowered in ("true", "1"):
-                return True
-            if lowered in ("false", "0"):
-                return False
-            raise SchemaValueError(f"type 'boolean', but the content is not true/false/1/0: {_preview(content)}")
-        if node_type is None or node_type == "any":
-            return content
-        raise SchemaTypeError(f"unsupported type {_preview(node_type)}")
-
-    def _parser(self, schema: dict, content: Any, loc: Any) -> tuple[Any, Any]:
-        parser = schema["x-parser"]
-        if parser == "gemma4-tool-call":
-            if not isinstance(content, str):
-                raise SchemaTypeError(f"x-parser 'gemma4-tool-call' needs a string, got {_type_name(content)}: {_preview(content)}")
-            content, loc = gemma4_to_json(content), None
-            parser = "json"
-        if parser != "json":
-            raise SchemaValueError(f"unknown x-parser {_preview(parser)} (known: 'json', 'gemma4-tool-call')")
-        if not isinstance(content, str):
-            raise SchemaTypeError(f"x-parser 'json' needs a string, got {_type_name(content)}: {_preview(content)}")
-        args = schema.get("x-parser-args", {})
-        transform = args.get("transform")
-        allow_non_json = args.get("allow_non_json", False)
-        try:
-            parsed = json.loads(content)
-        except json.JSONDecodeError as exc:
-            if not allow_non_json:
-                raise SchemaValueError(
-                    f"could not parse its contents as JSON ({exc}); set x-parser-args.allow_non_json to accept plain text. "
-                    f"Content: {_preview(content)}"
-                ) from None
-            parsed = content
-        else:
-            if isinstance(loc, int) and self.text is not None:
-                loc = _JsonAt(*value_bounds(self.text, loc, loc + len(content)))
-        if transform is not None:
-            parsed = jmespath.search(args["transform"], parsed)
-            loc = None
-        return parsed, loc
+        return _scalar(node_type, content)
 
     @staticmethod
     def _member_locs(content: Any, loc: Any) -> Any:
@@ -400,37 +603,20 @@ class _Run:
         out: dict = {}
         if isinstance(content, str):
             if "properties" not in schema:
-                raise SchemaValueError(
-                    "an object node got a string but has no properties, regex or parser to take it apart: "
-                    + _preview(content)
-                )
+                raise _object_string_error(content)
             for key, child in schema["properties"].items():
-                if tn is None:
-                    try:
-                        value = self._node(content, child, None, None)
-                    except Exception as exc:
-                        raise _located(exc, "/properties/", key) from None
-                else:
-                    value = self.child(content, child, "/properties/", key, loc, tn, None, near)
+                value = self.child(content, child, "/properties/", key, loc, tn, None, near)
                 if value is not None:
                     out[key] = value
         elif isinstance(content, dict):
-            locs = via = None
-            if tn is not None:
-                locs, via = self._member_locs(content, loc), _via(tn)
+            locs, via = self._member_locs(content, loc), _via(tn)
             properties = schema.get("properties", {})
             for key, child in properties.items():
                 if "const" in child:
                     out[key] = child["const"]
                     self._fixed(tn, child, key, "const", out[key])
                 elif key in content:
-                    if tn is None:
-                        try:
-                            out[key] = self._node(content[key], child, None, None)
-                        except Exception as exc:
-                            raise _located(exc, "/properties/", key) from None
-                    else:
-                        out[key] = self.child(content[key], child, "/properties/", key, _member(locs, key), tn, via, near)
+                    out[key] = self.child(content[key], child, "/properties/", key, _member(locs, key), tn, via, near)
                 elif "default" in child:
                     out[key] = child["default"]
                     self._fixed(tn, child, key, "default", out[key])
@@ -440,56 +626,42 @@ class _Run:
                 known = schema.get("properties", {})
                 for key, value in content.items():
                     if key not in known:
-                        if tn is not None:
-                            out[key] = self._extra(value, additional, key, _member(locs, key), tn, via, near)
-                        elif additional:
-                            try:
-                                out[key] = self._node(value, additional, None, None)
-                            except Exception as exc:
-                                raise _located(exc, "/additionalProperties", None) from None
-                        else:
-                            out[key] = value  # what the walk would give for the schema {}
+                        out[key] = self._extra(value, additional, key, _member(locs, key), tn, via, near)
         else:
-            raise SchemaTypeError(f"an object node needs a dict or a string, got {_type_name(content)}: {_preview(content)}")
-        missing = [key for key in schema.get("required", []) if key not in out]
-        if missing:
-            raise SchemaValueError(f"required fields {missing} are missing from parsed output; parsed {_preview(out)}")
+            raise _object_type_error(content)
+        if "required" in schema:  # (a missing key is the runtime's empty list: nothing to check)
+            _check_required(schema, out)
         return out
 
     def _extra(self, value, schema, key, loc, tn, via, near):
-        """With tracing: a key the object's properties do not name, parsed by additionalProperties."""
+        """A key the object's properties do not name, parsed by additionalProperties."""
         if not schema and type(loc) is tuple:
             # The usual {} for tool-call arguments hands each value on untouched; skip the walk
             # (and the cache: looking the node up would cost as much as building it).
-            child = tr.TraceNode(self.path(tn.path, "/additionalProperties", None), schema, key, via, source_span=near)
-            _adopt(tn, child)
             container = loc[0]
-            child.input_kind, child.value = tr.JSON, value
+            child = _TraceNode(_path(tn.path, "/additionalProperties", None), schema, key, via, _JSON, None, near)
+            child.value = value
             child.json_origin = (container.start, container.end, container.keys, key)
+            _adopt(tn, child)
             return value
         if self.cache is not None:
             return self.cached(value, schema, "/additionalProperties", None, key, loc, tn, via, near)
-        child = tr.TraceNode(self.path(tn.path, "/additionalProperties", None), schema, key, via, source_span=near)
+        child = _TraceNode(_path(tn.path, "/additionalProperties", None), schema, key, via, tr.NONE, None, near)
         _adopt(tn, child)
         return self.node(value, schema, "/additionalProperties", None, loc, child)
 
-    def _fixed(self, tn, schema: Any, key: str, via: str, value: Any) -> None:
+    @staticmethod
+    def _fixed(tn, schema: Any, key: str, via: str, value: Any) -> None:
         """A const or default filled in without parsing (still shown in the trace)."""
-        if tn is not None:
-            _adopt(tn, tr.TraceNode(self.path(tn.path, "/properties/", key), schema, key, via, value=value))
+        _adopt(tn, _TraceNode(_path(tn.path, "/properties/", key), schema, key, via, value=value))
 
     def _array(self, schema: dict, content: Any, loc: Any, tn, near) -> list:
         if not content:
             return []
         if "items" in schema:
             if not isinstance(content, list):
-                raise SchemaTypeError(f"an array node with items needs a list, got {_type_name(content)}: {_preview(content)}")
+                raise _items_type_error(content)
             item_schema = schema["items"]
-            if tn is None:
-                try:  # only the children's own work can raise in here
-                    return [self._node(item, item_schema, None, None) for item in content]
-                except Exception as exc:
-                    raise _located(exc, "/items", None) from None
             locs = self._member_locs(content, loc)
             via = _via(tn)
             items = []
@@ -497,27 +669,32 @@ class _Run:
                 for i, item in enumerate(content):
                     items.append(self.cached(item, item_schema, "/items", None, i, _member(locs, i), tn, via, near))
                 return items
+            path = _path(tn.path, "/items", None)
+            if not tn.children:
+                tn.children = []
+            children = tn.children
+            run = self._node
             for i, item in enumerate(content):
-                child = tr.TraceNode(self.path(tn.path, "/items", None), item_schema, i, via, source_span=near)
-                _adopt(tn, child)
-                items.append(self.node(item, item_schema, "/items", None, _member(locs, i), child))
+                child = _TraceNode(path, item_schema, i, via, tr.NONE, None, near)
+                children.append(child)
+                try:  # node(), inline
+                    value = run(item, item_schema, _member(locs, i), child)
+                except RecursionError:
+                    raise
+                except Exception as exc:
+                    raise _failed(exc, "/items", None, child) from None
+                child.value = value
+                items.append(value)
             return items
         if "prefixItems" in schema:
             prefix = schema["prefixItems"]
-            if not isinstance(content, list):
-                if len(prefix) != 1:
-                    raise SchemaTypeError(
-                        f"an array node with {len(prefix)} prefixItems needs a list, got {_type_name(content)}: {_preview(content)}"
-                    )
-                content, loc = [content], [loc]
-            if len(content) != len(prefix):
-                raise SchemaValueError(f"the array has {len(content)} items but prefixItems defines {len(prefix)}")
-            locs = self._member_locs(content, loc) if tn is not None else None
+            content, loc = _prefix_items(prefix, content, loc)
+            locs = self._member_locs(content, loc)
             return [
                 self.child(item, item_schema, "/prefixItems/", i, _member(locs, i), tn, _via(tn), near)
                 for i, (item, item_schema) in enumerate(zip(content, prefix))
             ]
-        raise SchemaValueError("an array node needs items or prefixItems")
+        raise _no_items_error()
 
 
 def _located(exc: Exception, prefix: str, key: Any) -> Exception:
@@ -531,6 +708,14 @@ def _located(exc: Exception, prefix: str, key: Any) -> Exception:
         exc = (SchemaValueError if isinstance(exc, ValueError) else SchemaTypeError)(f"{_type_name(exc)}: {exc}")
     exc.add_segment(prefix if key is None else prefix + escape(key))
     return exc
+
+
+def _failed(exc: Exception, prefix: str, key: Any, tn: tr.TraceNode) -> Exception:
+    """_located, for a traced node: the node where the failure happened records its message."""
+    failure = _located(exc, prefix, key)
+    if len(failure._segments) == 1:
+        tn.error = failure.message
+    return failure
 
 
 def _adopt(parent: tr.TraceNode, child: tr.TraceNode) -> None:
@@ -575,32 +760,27 @@ def _via(tn: tr.TraceNode | None) -> str | None:
     return None
 
 
-@contextmanager
-def _no_cycle_collection():
-    """A parse allocates thousands of small containers (a trace also links them into a tree):
-    cycle collections while they grow would rescan them, and the caller's whole heap (large when
-    transformers or a UI is loaded), again and again for nothing. The collector waits until the
-    parse is done."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
-
-
 def parse_response(text: Any, schema: Any, *, time_limit: float = DEFAULT_TIME_LIMIT) -> Any:
     """What transformers 5.14.1's ``recursive_parse(text, schema)`` returns, or the error it raises
     (as a ParseFailure naming the node). Never validates the schema first, like the runtime.
 
     One walk, under one deadline: it keeps no trace, but a failure collects its node's pointer
     while it unwinds."""
-    with _no_cycle_collection(), matcher(time_limit) as m:
-        try:
-            return _Run(m, None)._node(text, schema, None, None)
-        except Exception as exc:
-            raise _located(exc, "", None) from None
+    # A parse allocates many small containers: cycle collections while they grow would rescan
+    # them, and the caller's whole heap (large when transformers or a UI is loaded), for
+    # nothing. The collector waits until the parse is done. (Inline rather than a context
+    # manager: on a small output the manager's calls were a measurable share of the parse.)
+    collecting = gc.isenabled()
+    gc.disable()
+    token = arm(time_limit)
+    try:
+        return _walk(text, schema)
+    except Exception as exc:
+        raise _located(exc, "", None) from None
+    finally:
+        disarm(token)
+        if collecting:
+            gc.enable()
 
 
 def trace(
@@ -618,16 +798,22 @@ def trace(
     else:
         cache.begin(raw if raw is not None else "")
         holder = tr.TraceNode("", None, None, None)  # the root is adopted into it, built or reused
+    run = _Run(raw, members, cache)
+    loc = 0 if raw is not None else None
+    collecting = gc.isenabled()  # see parse_response
+    gc.disable()
+    token = arm(time_limit)
     try:
-        with _no_cycle_collection(), matcher(time_limit) as m:
-            run = _Run(m, raw, members, cache)
-            loc = 0 if raw is not None else None
-            if cache is None:
-                value = run.node(text, schema, "", None, loc, root)
-            else:
-                value = run.cached(text, schema, "", None, None, loc, holder, None, None)
+        if cache is None:
+            value = run.node(text, schema, "", None, loc, root)
+        else:
+            value = run.cached(text, schema, "", None, None, loc, holder, None, None)
     except ParseFailure as exc:  # a timeout may also strike between the nodes
         error = exc
+    finally:
+        disarm(token)
+        if collecting:
+            gc.enable()
     if cache is not None:
         root = holder.children[0] if holder.children else tr.TraceNode("", schema, None, None, error=_message(error))
     return tr.Trace(raw if raw is not None else "", root, value, error, members)

@@ -17,7 +17,7 @@ import threading
 import time
 import warnings
 from functools import lru_cache
-from typing import Iterator
+from typing import Any, Iterator
 
 from .errors import RegexTimeout, SchemaTypeError, SchemaValueError
 
@@ -52,49 +52,60 @@ def compile_re(pattern: str) -> re.Pattern:
         raise SchemaValueError(f"invalid regex {pattern!r}: {exc.msg} at offset {exc.pos}") from None
 
 
-class Matcher:
-    """search / finditer / subn with ``re``'s results. The deadline is the timer's (see matcher):
-    the calls themselves are plain ``re``."""
-
-    __slots__ = ()
-
-    @staticmethod
-    def search(pattern: object, text: str):
-        return compile_re(pattern).search(text)
-
-    @staticmethod
-    def finditer(pattern: object, text: str) -> Iterator:
-        return compile_re(pattern).finditer(text)
-
-    def subn(self, pattern: object, repl: object, text: str) -> tuple[str, int]:
-        return self._checked_sub(pattern, repl).subn(repl, text)
-
-    def sub_matches(self, pattern: object, repl: object, text: str) -> tuple[str, list]:
-        """Like subn, but also returns the matches (for the trace). ``expand`` is the same template
-        code ``sub`` runs, so the text is identical."""
-        compiled = self._checked_sub(pattern, repl)
-        found: list = []
-
-        def replace(m) -> str:
-            found.append(m)
-            return m.expand(repl)
-
-        return compiled.sub(replace, text), found
-
-    @staticmethod
-    def _checked_sub(pattern: object, repl: object) -> re.Pattern:
-        """The runtime checks the replacement template before it matches; so do we, with its errors."""
-        compiled_re = compile_re(check_pattern(pattern))
-        if not isinstance(repl, str):
-            raise SchemaTypeError(f"a substitution must be a string, got {type(repl).__name__}: {repl!r}")
-        try:
-            compiled_re.sub(repl, "", count=1)
-        except re.error as exc:
-            raise SchemaValueError(f"invalid substitution {repl!r}: {exc.msg}") from None
-        return compiled_re
+# The runtime's calls, one function each. The deadline is the timer's (see arm): the calls
+# themselves are plain ``re``.
 
 
-_MATCHER = Matcher()
+def search(pattern: object, text: str):
+    return compile_re(pattern).search(text)
+
+
+def finditer(pattern: object, text: str) -> Iterator:
+    return compile_re(pattern).finditer(text)
+
+
+def subn(pattern: object, repl: object, text: str) -> tuple[str, int]:
+    compiled = compile_re(check_pattern(pattern))
+    if not isinstance(repl, str):
+        raise _not_a_template(repl)
+    try:
+        # ``re`` reads the whole template before it looks for a match, so a bad one fails here
+        # even when nothing matches, as in the runtime.
+        return compiled.subn(repl, text)
+    except re.error as exc:
+        raise _bad_template(repl, exc) from None
+
+
+def sub_matches(pattern: object, repl: object, text: str) -> tuple[str, list]:
+    """Like subn, but also returns the matches (for the trace). ``expand`` is the same template
+    code ``sub`` runs, so the text is identical; the template is checked first, as ``sub`` does."""
+    compiled = compile_re(check_pattern(pattern))
+    if not isinstance(repl, str):
+        raise _not_a_template(repl)
+    _check_template(compiled, repl)
+    found: list = []
+
+    def replace(m) -> str:
+        found.append(m)
+        return m.expand(repl)
+
+    return compiled.sub(replace, text), found
+
+
+@lru_cache(maxsize=2048)
+def _check_template(compiled: re.Pattern, repl: str) -> None:
+    try:
+        compiled.sub(repl, "", count=1)
+    except re.error as exc:
+        raise _bad_template(repl, exc) from None
+
+
+def _not_a_template(repl: object) -> SchemaTypeError:
+    return SchemaTypeError(f"a substitution must be a string, got {type(repl).__name__}: {repl!r}")
+
+
+def _bad_template(repl: str, exc: re.error) -> SchemaValueError:
+    return SchemaValueError(f"invalid substitution {repl!r}: {exc.msg}")
 
 
 class _AlarmState:
@@ -112,7 +123,7 @@ def _on_alarm(signum, frame):  # pragma: no cover - timing dependent
         raise _timeout_error(_alarm.limit, _alarm.started)
 
 
-_OURS_OR_DEFAULT = (_on_alarm, signal.SIG_DFL, signal.SIG_IGN, None)
+_DEFAULTS = (signal.SIG_DFL, signal.SIG_IGN, None)
 _HAS_TIMER = hasattr(signal, "setitimer")
 _MAIN_THREAD = threading.main_thread().ident
 # signal.getsignal wraps the C function to convert handlers to enums; every parse asks, so ask
@@ -120,47 +131,47 @@ _MAIN_THREAD = threading.main_thread().ident
 _getsignal = getattr(_signal, "getsignal", signal.getsignal)
 
 
-def _signal_usable() -> bool:
-    if not _HAS_TIMER or threading.get_ident() != _MAIN_THREAD or _alarm.armed:
-        return False
-    # Someone else's handler may have a timer running: then leave SIGALRM alone.
-    return _getsignal(signal.SIGALRM) in _OURS_OR_DEFAULT or signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+_SIGALRM = signal.SIGALRM
+_ITIMER_REAL = signal.ITIMER_REAL
+_setitimer = signal.setitimer
+_get_ident = threading.get_ident
+_monotonic = time.monotonic
 
 
-class matcher:
-    """``with matcher(limit) as m``: the Matcher for one parse, with the timer armed for ``limit``
-    seconds when it can be (see the module's docstring), and always disarmed after. Our SIGALRM
-    handler stays installed between parses (it does nothing unless armed) because swapping
-    handlers costs more than a small parse; another program's handler, if one was installed, is
-    put back after each parse."""
+def arm(limit: float) -> Any:
+    """Arm the timer for one parse, when it can run here (see the module's docstring). Returns
+    what ``disarm`` needs: None when no timer was armed, True when our handler stays installed,
+    or another program's handler, to put back.
 
-    __slots__ = ("limit", "previous", "use_signal")
+    Two plain functions rather than a context manager: a small parse takes tens of microseconds,
+    and a ``with`` block's enter and exit calls were a measurable part of them. Our handler stays
+    installed between parses (it does nothing unless armed), because swapping handlers costs more
+    than a small parse."""
+    if not _HAS_TIMER or _get_ident() != _MAIN_THREAD or _alarm.armed:
+        return None
+    current = _getsignal(_SIGALRM)
+    restore: Any = True
+    if current is not _on_alarm:
+        if current not in _DEFAULTS:
+            if signal.getitimer(_ITIMER_REAL) != (0.0, 0.0):
+                return None  # someone else's handler has a timer running: leave SIGALRM alone
+            restore = current
+        signal.signal(_SIGALRM, _on_alarm)
+    _alarm.limit = limit
+    _alarm.started = _monotonic()
+    _alarm.armed = True
+    _setitimer(_ITIMER_REAL, limit)
+    return restore
 
-    def __init__(self, limit: float = DEFAULT_TIME_LIMIT) -> None:
-        self.limit, self.previous = limit, None
 
-    def __enter__(self) -> Matcher:
-        self.use_signal = _signal_usable()
-        if not self.use_signal:
-            return _MATCHER
-        current = _getsignal(signal.SIGALRM)
-        if current is not _on_alarm:
-            signal.signal(signal.SIGALRM, _on_alarm)
-            if current not in (signal.SIG_DFL, signal.SIG_IGN, None):
-                self.previous = current
-        _alarm.limit = self.limit
-        _alarm.started = time.monotonic()
-        _alarm.armed = True
-        signal.setitimer(signal.ITIMER_REAL, self.limit)
-        return _MATCHER
-
-    def __exit__(self, *exc_info) -> None:
-        if not self.use_signal:
-            return
-        _alarm.armed = False  # first, so a signal arriving now is ignored
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        if self.previous is not None:
-            signal.signal(signal.SIGALRM, self.previous)
+def disarm(token: Any) -> None:
+    """Stop the timer ``arm`` started, if it did, and put back the handler it replaced."""
+    if token is None:
+        return
+    _alarm.armed = False  # first, so a signal arriving now is ignored
+    _setitimer(_ITIMER_REAL, 0)
+    if token is not True:
+        signal.signal(_SIGALRM, token)
 
 
 def cut_short() -> None:
