@@ -355,8 +355,8 @@ def _walk(content: Any, schema: Any) -> Any:
                     raise _located(exc, "/prefixItems/", i) from None
             return items
         raise _no_items_error()
-    if node_type == "string" and type(content) is str:
-        return content  # the common leaf, without the call
+    if node_type is None or (node_type == "string" and type(content) is str):
+        return content  # the common leaves, without the call
     return _scalar(node_type, content)
 
 
@@ -585,7 +585,7 @@ class _Run:
             return self._object(schema, content, loc, tn, near)
         if node_type == "array":
             return self._array(schema, content, loc, tn, near)
-        if node_type == "string" and type(content) is str:
+        if node_type is None or (node_type == "string" and type(content) is str):
             return content
         return _scalar(node_type, content)
 
@@ -624,31 +624,56 @@ class _Run:
             if additional is not False:
                 additional = additional if isinstance(additional, dict) else {}
                 known = schema.get("properties", {})
-                for key, value in content.items():
-                    if key not in known:
-                        out[key] = self._extra(value, additional, key, _member(locs, key), tn, via, near)
+                if not additional and type(locs) is _JsonPath:
+                    self._json_members(content, known, additional, locs, tn, via, near, out)
+                elif self.cache is None:
+                    self._extras(content, known, additional, locs, tn, via, near, out)
+                else:
+                    for key, value in content.items():
+                        if key not in known:
+                            out[key] = self.cached(value, additional, "/additionalProperties", None, key, _member(locs, key), tn, via, near)
         else:
             raise _object_type_error(content)
         if "required" in schema:  # (a missing key is the runtime's empty list: nothing to check)
             _check_required(schema, out)
         return out
 
-    def _extra(self, value, schema, key, loc, tn, via, near):
-        """A key the object's properties do not name, parsed by additionalProperties."""
-        if not schema and type(loc) is tuple:
-            # The usual {} for tool-call arguments hands each value on untouched; skip the walk
-            # (and the cache: looking the node up would cost as much as building it).
-            container = loc[0]
-            child = _TraceNode(_path(tn.path, "/additionalProperties", None), schema, key, via, _JSON, None, near)
-            child.value = value
-            child.json_origin = (container.start, container.end, container.keys, key)
-            _adopt(tn, child)
-            return value
-        if self.cache is not None:
-            return self.cached(value, schema, "/additionalProperties", None, key, loc, tn, via, near)
-        child = _TraceNode(_path(tn.path, "/additionalProperties", None), schema, key, via, tr.NONE, None, near)
-        _adopt(tn, child)
-        return self.node(value, schema, "/additionalProperties", None, loc, child)
+    @staticmethod
+    def _json_members(content: dict, known: Any, schema: dict, locs: _JsonPath, tn, via, near, out: dict) -> None:
+        """The usual ``additionalProperties: {}`` of tool-call arguments, on JSON: each value is
+        handed on untouched, so the walk is skipped (and the cache: looking a node up would cost
+        as much as building it); each value still gets its node, located when asked."""
+        path = _path(tn.path, "/additionalProperties", None)
+        start, end, keys = locs.start, locs.end, locs.keys
+        if not tn.children:
+            tn.children = []
+        children = tn.children
+        for key, value in content.items():
+            if key not in known:
+                child = _TraceNode(path, schema, key, via, _JSON, None, near)
+                child.value = value
+                child.json_origin = (start, end, keys, key)
+                children.append(child)
+                out[key] = value
+
+    def _extras(self, content: dict, known: Any, schema: dict, locs: Any, tn, via, near, out: dict) -> None:
+        """The keys the object's properties do not name, each parsed by additionalProperties."""
+        path = _path(tn.path, "/additionalProperties", None)
+        if not tn.children:
+            tn.children = []
+        children = tn.children
+        run = self._node
+        for key, value in content.items():
+            if key not in known:
+                child = _TraceNode(path, schema, key, via, tr.NONE, None, near)
+                children.append(child)
+                try:  # node(), inline
+                    result = run(value, schema, _member(locs, key), child)
+                except RecursionError:
+                    raise
+                except Exception as exc:
+                    raise _failed(exc, "/additionalProperties", None, child) from None
+                child.value = out[key] = result
 
     @staticmethod
     def _fixed(tn, schema: Any, key: str, via: str, value: Any) -> None:
