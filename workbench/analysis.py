@@ -15,6 +15,7 @@ from .engine.highlights import Paint, flatten, trace_paints
 from .engine.regexes import DEFAULT_TIME_LIMIT
 from .engine.schema_positions import SchemaPositions
 from .engine.subtree_cache import SubtreeCache
+from .engine.subtree_memo import SubtreeMemo
 from .files import InputError, parse_schema_text
 
 
@@ -51,10 +52,16 @@ class Analysis:
 
 
 def analyze(
-    schema_text: str, sample_text: str, *, time_limit: float = DEFAULT_TIME_LIMIT, cache: SubtreeCache | None = None
+    schema_text: str,
+    sample_text: str,
+    *,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    cache: SubtreeCache | None = None,
+    memo: SubtreeMemo | None = None,
 ) -> Analysis:
-    """``cache``: the subtree cache of earlier runs on this sample, so an edit re-runs only the
-    schema nodes it touches (the TUI's analysis process keeps one per sample)."""
+    """``cache`` and ``memo``: what earlier runs on this sample left, so that an edit re-runs
+    only the schema nodes it touches and recolours only the fields they belong to (the TUI's
+    analysis process keeps one of each per sample)."""
     started = time.perf_counter()
     result = Analysis(schema_text)
     try:
@@ -68,8 +75,10 @@ def analyze(
     result.problems = validate(result.schema)
     if not result.errors:
         result.trace = trace(sample_text, result.schema, time_limit=time_limit, cache=cache)
-        result.trace.index()  # here, in the worker, not on the UI thread
-        result.fields, paints = trace_paints(result.trace)
-        result.runs = flatten(paints)
+        if memo is not None:
+            result.fields, result.runs = memo.runs(result.trace)
+        else:
+            result.fields, paints = trace_paints(result.trace)
+            result.runs = flatten(paints)
     result.seconds = time.perf_counter() - started
     return result

@@ -36,6 +36,7 @@ from typing import Any, Callable
 from .analysis import Analysis, analyze
 from .engine.regexes import cut_short
 from .engine.subtree_cache import SubtreeCache
+from .engine.subtree_memo import SubtreeMemo
 from .engine.trace_tree import Group, RegexMatch, TraceNode
 from .samples import Sample, Verdict, judge, verdict_of
 
@@ -195,7 +196,7 @@ def _serve(conn) -> None:  # pragma: no cover - runs in the child process (teste
 
 def _serve_requests(conn) -> None:  # pragma: no cover - runs in the child process
     samples: dict[str, Sample] = {}
-    caches: dict[str, SubtreeCache] = {}
+    caches: dict[str, tuple[SubtreeCache, SubtreeMemo]] = {}
 
     def take(message: tuple) -> _Request | None:
         if message[0] == "samples":
@@ -237,8 +238,8 @@ def _send(conn, message: tuple, table: _NodeTable) -> None:
 
 def _analysis_reply(request: _Request, samples: dict[str, Sample], caches: dict) -> tuple:
     sample = samples[request.sample]
-    cache = caches.setdefault(request.sample, SubtreeCache())
-    analysis = analyze(request.schema_text, sample.text, time_limit=request.time_limit, cache=cache)
+    cache, memo = caches.setdefault(request.sample, (SubtreeCache(), SubtreeMemo()))
+    analysis = analyze(request.schema_text, sample.text, time_limit=request.time_limit, cache=cache, memo=memo)
     if analysis.trace is not None:
         analysis.verdict = verdict_of(sample, analysis.trace.value, analysis.trace.error)
         # The UI has the text; the JSON member spans it finds again on demand.

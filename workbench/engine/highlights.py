@@ -65,16 +65,19 @@ def node_paints(node: TraceNode, field: int, alt: bool = False) -> Iterable[Pain
                 yield Paint(*g.span, field, group_kind)
 
 
-def trace_paints(trace: Trace) -> tuple[list[str], list[Paint]]:
-    """Field names (the root's properties, in order) and every paint of the trace."""
+def field_names(root: TraceNode) -> list[str]:
+    """The fields of a trace: the root's properties, in order. Each gets a colour."""
     fields: list[str] = []
-    paints: list[Paint] = []
-    root = trace.root
     for child in root.children:
         if isinstance(child.key, str) and child.key not in fields:
             fields.append(child.key)
+    return fields
+
+
+def root_paints(root: TraceNode, fields: list[str]) -> list[Paint]:
+    """The root's own matches: a named group belongs to the field of the same name."""
     index = {name: i for i, name in enumerate(fields)}
-    # The root's own matches: a named group belongs to the field of the same name.
+    paints = []
     for m in root.matches:
         if m.span is None:
             continue
@@ -82,16 +85,33 @@ def trace_paints(trace: Trace) -> tuple[list[str], list[Paint]]:
         for g in m.groups:
             if g.span is not None:
                 paints.append(Paint(*g.span, index.get(g.name, NO_FIELD), _STAGE[m.key][0][1]))
-    for child in root.children:
-        field = index.get(child.key, NO_FIELD) if isinstance(child.key, str) else NO_FIELD
-        stack = [(child, False)]
-        while stack:
-            node, alt = stack.pop()
-            paints.extend(node_paints(node, field, alt))
-            for item in node.children:
-                # An item an iterator match handed over keeps that match's shade, down its subtree.
-                item_alt = (item.via == "x-regex-iterator" and isinstance(item.key, int) and item.key % 2 == 1) or alt
-                stack.append((item, item_alt))
+    return paints
+
+
+def subtree_paints(child: TraceNode, field: int) -> list[Paint]:
+    """Every paint of one field's subtree."""
+    paints: list[Paint] = []
+    stack = [(child, False)]
+    while stack:
+        node, alt = stack.pop()
+        paints.extend(node_paints(node, field, alt))
+        for item in node.children:
+            # An item an iterator match handed over keeps that match's shade, down its subtree.
+            item_alt = (item.via == "x-regex-iterator" and isinstance(item.key, int) and item.key % 2 == 1) or alt
+            stack.append((item, item_alt))
+    return paints
+
+
+def field_of(child: TraceNode, fields: list[str]) -> int:
+    return fields.index(child.key) if isinstance(child.key, str) and child.key in fields else NO_FIELD
+
+
+def trace_paints(trace: Trace) -> tuple[list[str], list[Paint]]:
+    """Field names (the root's properties, in order) and every paint of the trace."""
+    fields = field_names(trace.root)
+    paints = root_paints(trace.root, fields)
+    for child in trace.root.children:
+        paints.extend(subtree_paints(child, field_of(child, fields)))
     return fields, paints
 
 
@@ -119,14 +139,21 @@ def flatten(paints: Iterable[tuple]) -> list[Paint]:
     """Disjoint runs, sorted by start; where paints overlap, the stronger kind (then the later
     start, then the shorter: the inner one) wins. A sweep over the boundaries: O(n log n).
     Paints may be Paint or plain (start, end, field, kind) tuples, as they arrive from the worker."""
+    return _joined(sweep(paints))
+
+
+def sweep(paints: Iterable[tuple], part: int = 0) -> list[tuple]:
+    """flatten's work, keeping with each run the key of the paint that won it, so that swept
+    parts can be merged later (merge) as if swept together; ``part`` orders paints of different
+    parts as their concatenation would."""
     events = []
     for order, (start, end, field, kind) in enumerate(paints):
         if end > start:
-            key = (_RANK[kind], start, -end, order)
+            key = (_RANK[kind], start, -end, part, order)
             events.append((start, 1, key, (field, kind)))
             events.append((end, 0, key, None))
     events.sort(key=lambda e: (e[0], e[1]))
-    runs: list[Paint] = []
+    runs: list[tuple] = []
     active: list = []  # max-heap by key, lazily pruned
     ended: set = set()
     position = None
@@ -135,17 +162,71 @@ def flatten(paints: Iterable[tuple]) -> list[Paint]:
             while active and active[0][1] in ended:
                 heapq.heappop(active)
             if active:
-                top = active[0][2]
-                if runs and runs[-1][1] == position and runs[-1][2:] == top:
-                    runs[-1] = Paint(runs[-1][0], at, *top)
+                _, top_key, (field, kind) = active[0]
+                if runs and runs[-1][1] == position and runs[-1][4] == top_key:
+                    runs[-1] = (runs[-1][0], at, field, kind, top_key)
                 else:
-                    runs.append(Paint(position, at, *top))
+                    runs.append((position, at, field, kind, top_key))
         position = at
         if starting:
             heapq.heappush(active, (_negate(key), key, look))
         else:
             ended.add(key)
     return runs
+
+
+def merge(parts: list[list[tuple]]) -> list[Paint]:
+    """The runs of several swept parts, as flatten would give them for all their paints at once:
+    where parts overlap, the run with the greater key wins. Smallest parts first, so a large part
+    (thousands of tool calls) is walked once."""
+    ordered = sorted(parts, key=len)
+    merged: list[tuple] = ordered[0] if ordered else []
+    for part in ordered[1:]:
+        merged = _merge_two(merged, part) if merged else part
+    return _joined(merged)
+
+
+def _merge_two(a: list[tuple], b: list[tuple]) -> list[tuple]:
+    """Two lists of disjoint sorted keyed runs into one, the greater key winning overlaps."""
+    out: list[tuple] = []
+    i = j = 0
+    na, nb = len(a), len(b)
+    at = min(a[0][0], b[0][0]) if a and b else 0
+    while i < na or j < nb:
+        while i < na and a[i][1] <= at:
+            i += 1
+        while j < nb and b[j][1] <= at:
+            j += 1
+        ra = a[i] if i < na else None
+        rb = b[j] if j < nb else None
+        if ra is None and rb is None:
+            break
+        covering_a = ra is not None and ra[0] <= at
+        covering_b = rb is not None and rb[0] <= at
+        if not covering_a and not covering_b:
+            at = min(r[0] for r in (ra, rb) if r is not None)
+            continue
+        if covering_a and covering_b:
+            win = ra if ra[4] > rb[4] else rb
+            stop = min(ra[1], rb[1])
+        elif covering_a:
+            win, stop = ra, ra[1] if rb is None else min(ra[1], rb[0])
+        else:
+            win, stop = rb, rb[1] if ra is None else min(rb[1], ra[0])
+        out.append((at, stop, win[2], win[3], win[4]))
+        at = stop
+    return out
+
+
+def _joined(runs: list[tuple]) -> list[Paint]:
+    """Keyed runs as Paints, neighbours of the same field and kind joined into one."""
+    out: list[Paint] = []
+    for start, end, field, kind, _ in runs:
+        if out and out[-1][1] == start and out[-1][2] == field and out[-1][3] == kind:
+            out[-1] = Paint(out[-1][0], end, field, kind)
+        else:
+            out.append(Paint(start, end, field, kind))
+    return out
 
 
 def _negate(key: tuple) -> tuple:

@@ -189,6 +189,10 @@ class Trace:
             self._index = index
         return self._index
 
+    def set_index(self, index: dict[str, list[TraceNode]]) -> None:
+        """Use an index built elsewhere (subtree_memo.SubtreeMemo reuses parts of earlier ones)."""
+        self._index = index
+
     def locate(self, node: TraceNode) -> Optional[Span]:
         """The node's exact source span, locating JSON members on demand."""
         locate(self.text, node, self.members)

@@ -26,6 +26,7 @@ from ...analysis import Analysis
 from ...document import SchemaDocument
 from ...engine import DEFAULT_TIME_LIMIT, TraceNode
 from ...engine.highlights import node_spans
+from ...engine.subtree_memo import SubtreeMemo
 from ...engine.pointer import display, split
 from ...engine.schema_positions import schema_node_of
 from ...samples import FAILS, Sample, Verdict
@@ -69,6 +70,7 @@ class WorkbenchScreen(Screen):
         self._debounce = None
         self.latencies: list[float] = []  # seconds from an edit to its tree on screen
         self.client = AnalysisClient()
+        self.memo = SubtreeMemo()  # the path index, rebuilt only for the fields an edit changed
 
     # ----- layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -176,6 +178,7 @@ class WorkbenchScreen(Screen):
         self.query_one(ProblemList).show(analysis.problems, analysis.syntax_error, analysis.syntax_at)
         tree = self.tree
         if analysis.usable:
+            self.memo.index(analysis.trace)
             self.good = analysis
             tree.show(analysis.trace)
             tree.border_title = "Parse tree"
