@@ -96,9 +96,39 @@ async def measure(text: str, node: str, keys: int) -> tuple[list[float], list[fl
     return latencies, lags
 
 
+def families_at_2_mb() -> list[tuple[str, float, bool]]:
+    """Each shipped family's samples, joined and repeated to ~2 MB, analysed in the TUI's analysis
+    process: (family, seconds, parsed within the limit). Shows the default limit is enough."""
+    from workbench.samples import Sample
+    from workbench.worker import AnalysisClient
+
+    from workbench.tui.screens.main import TIME_LIMIT
+
+    client = AnalysisClient()
+    rows = []
+    try:
+        for schema in sorted((ROOT / "schemas").glob("*.json")):
+            folder = ROOT / "sample_outputs" / schema.stem
+            texts = [p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.txt")) if not p.name.endswith("-error.txt")]
+            if not texts:
+                continue
+            unit = max(texts, key=len)  # one sample repeated: a long output of that family's shape
+            text = unit * (2_000_000 // len(unit) + 1)
+            client.set_samples({"big": Sample(Path("big.txt"), text)})
+            started = time.perf_counter()
+            analysis = client.analyze(len(rows), schema.read_text(encoding="utf-8"), "big", TIME_LIMIT, lambda: False)
+            seconds = time.perf_counter() - started
+            timed_out = analysis.hung is not None or (analysis.trace is not None and "time limit" in str(analysis.trace.error or ""))
+            rows.append((schema.stem, seconds, not timed_out))
+    finally:
+        client.close()
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--keys", type=int, default=40)
+    parser.add_argument("--families", action="store_true", help="also: every family's schema on a 2 MB output")
     args = parser.parse_args()
     small, large = hermes_output(28), hermes_output(2800)
     paints = [asyncio.run(first_paint(hermes_output(2))) * 1000 for _ in range(5)]
@@ -116,6 +146,16 @@ def main() -> int:
             f"{name:<8}{len(text):>12,}{node:>12}{len(ms):>6}{statistics.median(ms):>11.1f}{p95(ms):>9.1f}{max(ms):>9.1f}"
             f"{target:>12}{p95(lag):>17.1f}{max(lag):>12.1f}"
         )
+    if args.families:
+        rows = families_at_2_mb()
+        slowest = sorted(rows, key=lambda r: -r[1])[:5]
+        within = sum(1 for r in rows if r[2])
+        print(f"every family's schema on its longest sample repeated to ~2 MB, in the analysis process: "
+              f"{within}/{len(rows)} within the limit; slowest: "
+              + ", ".join(f"{name} {seconds * 1000:.0f} ms" for name, seconds, _ in slowest))
+        for name, seconds, ok in rows:
+            if not ok:
+                print(f"  {name}: stopped at the time limit ({seconds:.1f} s)")
     return 0
 
 
