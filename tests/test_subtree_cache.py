@@ -214,3 +214,19 @@ def test_a_schema_that_is_not_json_data_is_run_every_time():
     assert second.value == first.value == {"a": "a", "b": "b"}
     assert (cache.hits, cache.misses) == (1, 2)  # the root and "a" ran again; "b" was reused
     assert second.root.children[1] is first.root.children[1]
+
+
+def test_reused_subtrees_stay_cached_below_their_top():
+    """A subtree reused whole keeps the entries of its own nodes: after runs that reused the
+    tree at the top, an edit still finds the untouched properties."""
+    text, schema = load(ROOT / "sample_outputs" / "qwen3" / "parallel_calls.txt")
+    cache = SubtreeCache()
+    first = workbench.trace(text, schema, cache=cache)
+    for _ in range(3):
+        workbench.trace(text, schema, cache=cache)
+        assert (cache.hits, cache.misses) == (1, 0)
+    edited = copy.deepcopy(schema)
+    edited["properties"]["content"]["description"] = "edited"
+    after = workbench.trace(text, edited, cache=cache)
+    assert after.nodes_at("/properties/tool_calls")[0] is first.nodes_at("/properties/tool_calls")[0]
+    assert cache.misses == 2  # the root and content

@@ -394,6 +394,9 @@ class _Run:
         self.members = members  # the trace's cache of JSON member spans
         self.cache = cache
         self.schema_texts: dict = {}  # id(subschema) -> its JSON text, for cache keys
+        # While a cached node runs: the keys of the cached nodes below it, stored with its entry
+        # so that reusing it keeps them too (see SubtreeCache.take).
+        self.below: list | None = None
 
     def node(self, content: Any, schema: Any, prefix: str, key: Any, loc: Any, tn: tr.TraceNode) -> Any:
         """One schema node, reached from its parent through ``prefix`` + ``key`` (its pointer
@@ -433,11 +436,14 @@ class _Run:
         cache = self.cache
         path = _path(parent.path, prefix, segment)
         ckey = self._cache_key(path, key, via, near, schema, content, loc)
+        above = self.below  # (key, entry) of the cached nodes below the nearest cached ancestor
         if ckey is not None:
             entry = cache.take(ckey)
             if entry is not None:
+                if above is not None:
+                    above.append((ckey, entry))
                 cache.hits += 1
-                tn, value, failure = entry
+                tn, value, failure, _ = entry
                 _adopt(parent, tn)
                 if failure is None:
                     return value
@@ -445,6 +451,7 @@ class _Run:
                 exc = cls(message)
                 exc._segments = list(segments)  # this node's segment and those below it
                 raise exc
+            self.below = below = []
         cache.misses += 1
         tn = _TraceNode(path, schema, key, via, tr.NONE, None, near)
         _adopt(parent, tn)
@@ -453,25 +460,29 @@ class _Run:
         except ParseFailure as exc:
             # A timeout depends on the time left, not on the input: never reuse one.
             if ckey is not None and not isinstance(exc, RegexTimeout):
-                cache.put(ckey, (tn, None, (type(exc), exc.message, tuple(exc._segments))))
+                self._remember(ckey, (tn, None, (type(exc), exc.message, tuple(exc._segments)), below), above)
             raise
+        finally:
+            self.below = above
         if ckey is not None:
-            cache.put(ckey, (tn, value, None))
+            self._remember(ckey, (tn, value, None, below), above)
         return value
 
+    def _remember(self, ckey: tuple, entry: tuple, above: list | None) -> None:
+        self.cache.put(ckey, entry)
+        if above is not None:
+            above.append((ckey, entry))
+
     def _cache_key(self, path, key, via, near, schema, content, loc) -> tuple | None:
-        identity = input_key(content, loc)
-        if identity is None:
-            return None
+        """The node's cache key, or None when it is not cached."""
         try:
             schema_text = self.schema_texts[id(schema)]
         except KeyError:
-            try:
-                schema_text = json.dumps(schema, ensure_ascii=False)
-            except (TypeError, ValueError):  # not JSON data: the node is never cached
-                schema_text = None
-            self.schema_texts[id(schema)] = schema_text  # the schema outlives the run: ids are stable
+            schema_text = self.schema_texts[id(schema)] = _schema_text(schema)  # ids are stable: the schema outlives the run
         if schema_text is None:
+            return None
+        identity = input_key(content, loc)
+        if identity is None:
             return None
         return (path, key, via, near, schema_text, identity)
 
@@ -733,6 +744,15 @@ def _located(exc: Exception, prefix: str, key: Any) -> Exception:
         exc = (SchemaValueError if isinstance(exc, ValueError) else SchemaTypeError)(f"{_type_name(exc)}: {exc}")
     exc.add_segment(prefix if key is None else prefix + escape(key))
     return exc
+
+
+def _schema_text(schema: Any) -> str | None:
+    """A subschema's JSON text, the part of a cache key that says which node it is; None when
+    the schema is not JSON data (such a node is never cached)."""
+    try:
+        return json.dumps(schema, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return None
 
 
 def _failed(exc: Exception, prefix: str, key: Any, tn: tr.TraceNode) -> Exception:

@@ -32,8 +32,8 @@ class SubtreeCache:
     """Subtrees of the recent ``trace()`` runs on one raw text.
 
     Bound to one text: a run on a different text empties it first. Bounded: it keeps the subtrees
-    used (or built) by the last two runs, so an edit and its undo both find their nodes, and the
-    rest is dropped. ``hits`` and ``misses`` count, for the latest run, the schema nodes reused
+    in the trees of the last two runs (reused or built), so an edit and its undo both find their
+    nodes, and drops the rest. ``hits`` and ``misses`` count, for the latest run, the schema nodes reused
     and the ones run (every node that was looked up: a hit's descendants are not counted)."""
 
     __slots__ = ("text", "hits", "misses", "runs", "_current", "_previous", "_older")
@@ -62,18 +62,29 @@ class SubtreeCache:
         self.runs += 1
 
     def take(self, key: Any) -> tuple | None:
-        """The entry for ``key`` from the two runs before this one (it now belongs to this run),
-        or None. An entry this run already used or built is not handed out again: the same node
-        must not appear twice in one tree (two identical tool calls reached through a rewrite
-        have the same key)."""
-        if key in self._current:
+        """The entry for ``key`` from the two runs before this one, or None. An entry is
+        ``(node, value, failure, (key, entry) of each cached node below it)``; taking it makes it,
+        and the entries below it (its subtree, reused whole), this run's. (Any entry stored
+        under a key is as good as any other: the key determines the outcome.) An entry this run already used
+        or built is not handed out again: the same node must not appear twice in one tree (two
+        identical tool calls reached through a rewrite have the same key)."""
+        current = self._current
+        if key in current:
             return None
-        entry = self._previous.pop(key, None)
+        entry = self._previous.get(key)
         if entry is None:
-            entry = self._older.pop(key, None)
+            entry = self._older.get(key)
             if entry is None:
                 return None
-        self._current[key] = entry
+        # The older generations are dropped whole at the next rotation: copying the entries
+        # into this run's is all that keeping them takes.
+        current[key] = entry
+        below = list(entry[3])
+        while below:
+            key, kept = below.pop()
+            if key not in current:
+                current[key] = kept
+                below.extend(kept[3])
         return entry
 
     def put(self, key: Any, entry: tuple) -> None:
