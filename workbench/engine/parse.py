@@ -1,9 +1,11 @@
 """The response-schema interpreter: transformers 5.14.1's ``recursive_parse``, plus a trace.
 
 Every step follows the runtime's order and its checks, so that a value or an error here is the
-value or error ``tokenizer.parse_response`` gives. One walk serves both entry points: with
-tracing off it only computes the value; with tracing on it also records, for each schema node
-visited, where its input sits in the raw text and what each regex matched.
+value or error ``tokenizer.parse_response`` gives. Two walks take those steps: ``_walk`` only
+computes the value (parse_response, which must cost no more than the runtime's parse), and
+``_Run._node`` also records, for each schema node visited, where its input sits in the raw text
+and what each regex matched (trace). They share every error's wording and the leaf checks, and
+the differential tests hold both to the runtime and to each other.
 
 Where content came from is tracked alongside it as a *loc*:
   int        the content is the raw slice text[loc : loc + len(content)]
@@ -393,9 +395,11 @@ class _Run:
         self.text = text  # None when the input is not a string
         self.members = members  # the trace's cache of JSON member spans
         self.cache = cache
-        self.schema_texts: dict = {}  # id(subschema) -> its JSON text, for cache keys
-        # While a cached node runs: the keys of the cached nodes below it, stored with its entry
-        # so that reusing it keeps them too (see SubtreeCache.take).
+        # id(subschema) -> (its JSON text, for cache keys; the subschema, kept alive so that its
+        # id is not reused within the run: an additionalProperties of true is a fresh {} each time)
+        self.schema_texts: dict = {}
+        # While a cached node runs: (key, entry) of the cached nodes below it, stored with its
+        # entry so that reusing it keeps them too (see SubtreeCache.take).
         self.below: list | None = None
 
     def node(self, content: Any, schema: Any, prefix: str, key: Any, loc: Any, tn: tr.TraceNode) -> Any:
@@ -435,10 +439,16 @@ class _Run:
         parent."""
         cache = self.cache
         path = _path(parent.path, prefix, segment)
-        ckey = self._cache_key(path, key, via, near, schema, content, loc)
+        try:
+            schema_text = self.schema_texts[id(schema)][0]
+        except KeyError:
+            schema_text = _schema_text(schema)
+            self.schema_texts[id(schema)] = (schema_text, schema)
+        identity = None if schema_text is None else input_key(content, loc)
+        ckey = None if identity is None else (path, key, via, near, schema_text, identity)
         above = self.below  # (key, entry) of the cached nodes below the nearest cached ancestor
         if ckey is not None:
-            entry = cache.take(ckey)
+            entry = cache.take(ckey) if cache.reusable else None
             if entry is not None:
                 if above is not None:
                     above.append((ckey, entry))
@@ -455,36 +465,32 @@ class _Run:
         cache.misses += 1
         tn = _TraceNode(path, schema, key, via, tr.NONE, None, near)
         _adopt(parent, tn)
-        try:
-            value = self.node(content, schema, prefix, segment, loc, tn)
-        except ParseFailure as exc:
-            # A timeout depends on the time left, not on the input: never reuse one.
-            if ckey is not None and not isinstance(exc, RegexTimeout):
-                self._remember(ckey, (tn, None, (type(exc), exc.message, tuple(exc._segments)), below), above)
-            raise
-        finally:
+        try:  # node(), inline
+            value = self._node(content, schema, loc, tn)
+        except RecursionError:
             self.below = above
+            raise
+        except Exception as exc:
+            self.below = above
+            failure = _failed(exc, prefix, segment, tn)
+            # A timeout depends on the time left, not on the input: never reuse one.
+            if ckey is not None and not isinstance(failure, RegexTimeout):
+                entry = (tn, None, (type(failure), failure.message, tuple(failure._segments)), below)
+                cache.put(ckey, entry)
+                if above is not None:
+                    above.append((ckey, entry))
+            raise failure from None
+        except BaseException:  # an interruption: nothing of this node is kept
+            self.below = above
+            raise
+        self.below = above
+        tn.value = value
         if ckey is not None:
-            self._remember(ckey, (tn, value, None, below), above)
+            entry = (tn, value, None, below)
+            cache.put(ckey, entry)
+            if above is not None:
+                above.append((ckey, entry))
         return value
-
-    def _remember(self, ckey: tuple, entry: tuple, above: list | None) -> None:
-        self.cache.put(ckey, entry)
-        if above is not None:
-            above.append((ckey, entry))
-
-    def _cache_key(self, path, key, via, near, schema, content, loc) -> tuple | None:
-        """The node's cache key, or None when it is not cached."""
-        try:
-            schema_text = self.schema_texts[id(schema)]
-        except KeyError:
-            schema_text = self.schema_texts[id(schema)] = _schema_text(schema)  # ids are stable: the schema outlives the run
-        if schema_text is None:
-            return None
-        identity = input_key(content, loc)
-        if identity is None:
-            return None
-        return (path, key, via, near, schema_text, identity)
 
     def _describe(self, tn: tr.TraceNode, content: Any, loc: Any, schema: dict) -> Any:
         """Fill in how the node's input relates to the raw text; returns the loc to carry on with.

@@ -36,11 +36,12 @@ class SubtreeCache:
     nodes, and drops the rest. ``hits`` and ``misses`` count, for the latest run, the schema nodes reused
     and the ones run (every node that was looked up: a hit's descendants are not counted)."""
 
-    __slots__ = ("text", "hits", "misses", "runs", "_current", "_previous", "_older")
+    __slots__ = ("text", "hits", "misses", "runs", "reusable", "_current", "_previous", "_older")
 
     def __init__(self) -> None:
         self.text: str | None = None
         self.hits = self.misses = self.runs = 0
+        self.reusable = False  # whether this run has anything to reuse (not on a first run)
         self._current: dict = {}
         self._previous: dict = {}
         self._older: dict = {}
@@ -58,6 +59,7 @@ class SubtreeCache:
         self.text = text
         # Entries last used two runs ago are dropped; the two runs before this one stay reachable.
         self._older, self._previous, self._current = self._previous, self._current, {}
+        self.reusable = bool(self._previous or self._older)
         self.hits = self.misses = 0
         self.runs += 1
 
