@@ -230,3 +230,34 @@ def test_reused_subtrees_stay_cached_below_their_top():
     after = workbench.trace(text, edited, cache=cache)
     assert after.nodes_at("/properties/tool_calls")[0] is first.nodes_at("/properties/tool_calls")[0]
     assert cache.misses == 2  # the root and content
+
+
+def test_an_interrupted_run_does_not_age_the_cache():
+    """The TUI interrupts a run when a newer edit arrives; such runs must not push the last
+    finished run's subtrees out."""
+    text, schema = load(ROOT / "sample_outputs" / "qwen3" / "parallel_calls.txt")
+    cache = SubtreeCache()
+    first = workbench.trace(text, schema, cache=cache)
+
+    class Superseded(BaseException):
+        pass
+
+    edited = copy.deepcopy(schema)
+    edited["properties"]["content"]["x-regex-substitutions"] = [["\\\\s", " "]]
+    from workbench.engine import parse
+
+    real = parse.rx.sub_matches
+
+    def interrupt(*args):
+        raise Superseded
+
+    for _ in range(3):
+        parse.rx.sub_matches = interrupt
+        try:
+            with pytest.raises(Superseded):
+                workbench.trace(text, edited, cache=cache)
+        finally:
+            parse.rx.sub_matches = real
+    after = workbench.trace(text, edited, cache=cache)
+    assert after.nodes_at("/properties/tool_calls")[0] is first.nodes_at("/properties/tool_calls")[0]
+    assert_same_trace(after, workbench.trace(text, edited), located_before=True)

@@ -866,6 +866,7 @@ def trace(
         if collecting:
             gc.enable()
     if cache is not None:
+        cache.finish()
         root = holder.children[0] if holder.children else tr.TraceNode("", schema, None, None, error=_message(error))
     return tr.Trace(raw if raw is not None else "", root, value, error, members)
 

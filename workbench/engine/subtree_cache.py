@@ -33,10 +33,13 @@ class SubtreeCache:
 
     Bound to one text: a run on a different text empties it first. Bounded: it keeps the subtrees
     in the trees of the last two runs (reused or built), so an edit and its undo both find their
-    nodes, and drops the rest. ``hits`` and ``misses`` count, for the latest run, the schema nodes reused
-    and the ones run (every node that was looked up: a hit's descendants are not counted)."""
+    nodes, and drops the rest. A run that was interrupted (by an exception other than a parse
+    failure, such as the TUI superseding it with a newer edit) does not count as one.
 
-    __slots__ = ("text", "hits", "misses", "runs", "reusable", "_current", "_previous", "_older")
+    ``hits`` and ``misses`` count, for the latest run, the schema nodes reused and the ones run
+    (every node that was looked up: a hit's descendants are not counted)."""
+
+    __slots__ = ("text", "hits", "misses", "runs", "reusable", "_current", "_previous", "_older", "_finished")
 
     def __init__(self) -> None:
         self.text: str | None = None
@@ -45,23 +48,36 @@ class SubtreeCache:
         self._current: dict = {}
         self._previous: dict = {}
         self._older: dict = {}
+        self._finished = True
 
     def __len__(self) -> int:
         return len(self._current) + len(self._previous) + len(self._older)
 
     def clear(self) -> None:
         self._current, self._previous, self._older = {}, {}, {}
+        self._finished = True
 
     def begin(self, text: str) -> None:
         """Start a run on ``text`` (called by trace)."""
         if text is not self.text and text != self.text:
             self.clear()
         self.text = text
-        # Entries last used two runs ago are dropped; the two runs before this one stay reachable.
-        self._older, self._previous, self._current = self._previous, self._current, {}
+        if self._finished:
+            # Entries last used two runs ago are dropped; the two runs before this one stay.
+            self._older, self._previous = self._previous, self._current
+        else:
+            # The last run was interrupted (a newer edit superseded it): it does not count as a
+            # run, so nothing is dropped; what it built joins the run before it.
+            self._previous.update(self._current)
+        self._current = {}
+        self._finished = False
         self.reusable = bool(self._previous or self._older)
         self.hits = self.misses = 0
         self.runs += 1
+
+    def finish(self) -> None:
+        """The run ended, with a value or an error (called by trace)."""
+        self._finished = True
 
     def take(self, key: Any) -> tuple | None:
         """The entry for ``key`` from the two runs before this one, or None. An entry is
