@@ -192,3 +192,67 @@ def test_written_files_keep_their_mode_and_new_ones_follow_the_umask(tokenizer_d
         os.umask(mask)
     assert config_path.stat().st_mode & 0o777 == 0o640
     assert out.stat().st_mode & 0o777 == 0o644
+
+
+def test_export_onto_an_existing_folder_is_refused_naming_it(tmp_path):
+    folder = tmp_path / "out"
+    folder.mkdir()
+    result = run("export", str(QWEN_PATH), "-o", str(folder) + "/")
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    assert f"{folder}: is a folder" in result.stderr and "nothing was written" in result.stderr
+    assert list(folder.iterdir()) == [] and [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
+def test_export_onto_a_folder_with_a_tokenizer_dir_writes_neither(tokenizer_dir, tmp_path):
+    folder = tmp_path / "out"
+    folder.mkdir()
+    before = snapshot(tokenizer_dir)
+    with pytest.raises(ExportRefused, match="is a folder"):
+        export_schema(QWEN, out=folder, tokenizer_dir=tokenizer_dir)
+    assert snapshot(tokenizer_dir) == before and list(folder.iterdir()) == []
+
+
+def test_verify_without_transformers_writes_nothing(tokenizer_dir, monkeypatch):
+    from typer.testing import CliRunner
+
+    from workbench.cli.app import app
+
+    before = snapshot(tokenizer_dir)
+    monkeypatch.setitem(sys.modules, "transformers", None)  # import transformers now fails
+    result = CliRunner().invoke(app, ["export", str(QWEN_PATH), "--tokenizer-dir", str(tokenizer_dir), "--verify"])
+    assert result.exit_code == 2, result.output
+    assert "--verify needs transformers" in result.output and "nothing was written" in result.output
+    assert "wrote" not in result.output
+    assert snapshot(tokenizer_dir) == before
+
+
+def test_write_errors_name_the_target_not_the_temporary_file(tmp_path, monkeypatch):
+    from workbench.files import WriteError, atomic_write
+
+    target = tmp_path / "s.json"
+    target.write_text("old")
+    with pytest.raises(WriteError) as folder_error:
+        atomic_write(tmp_path, "x")
+    assert str(folder_error.value).startswith(f"{tmp_path}: is a folder")
+    with pytest.raises(WriteError, match="no such folder"):
+        atomic_write(tmp_path / "missing" / "s.json", "x")
+
+    def refuse(source, destination):
+        raise OSError(18, "Invalid cross-device link", source, destination)
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(WriteError) as rename_error:
+        atomic_write(target, "new")
+    assert str(rename_error.value) == f"{target}: cannot write: Invalid cross-device link"
+    assert target.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["s.json"]
+
+
+def test_a_file_that_cannot_be_staged_leaves_the_others_untouched(tmp_path):
+    from workbench.files import WriteError, atomic_write_all
+
+    first = tmp_path / "a.json"
+    first.write_text("old")
+    with pytest.raises(WriteError):
+        atomic_write_all([(first, "new"), (tmp_path / "missing" / "b.json", "new")])
+    assert first.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["a.json"]

@@ -63,10 +63,49 @@ def load_schema(path: str | os.PathLike) -> Any:
     return parse_schema_text(read_text(path, "schema"), str(path))
 
 
+class WriteError(OSError):
+    """A file could not be written; the message names the file the user asked for, never the
+    temporary file beside it. Nothing of the new text reached that file."""
+
+
 def atomic_write(path: str | os.PathLike, text: str) -> None:
     """Write the whole text or nothing: a temporary file beside the target, then a rename."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    atomic_write_all([(path, text)])
+
+
+def atomic_write_all(files: list[tuple[str | os.PathLike, str]]) -> None:
+    """Write several files all or nothing, as far as the file system allows: every temporary file
+    is written and flushed (where a full disk or a missing permission shows) before the first
+    rename, so a failure leaves every target as it was."""
+    staged: list[tuple[str, Path]] = []
+    try:
+        for target, text in files:
+            target = Path(target)
+            staged.append((_stage(target, text), target))
+        for tmp, target in staged:
+            try:
+                os.replace(tmp, target)
+            except OSError as exc:
+                raise WriteError(f"{target}: cannot write: {_reason(exc)}") from None
+    except BaseException:
+        for tmp, _ in staged:
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
+        raise
+
+
+def _stage(path: Path, text: str) -> str:
+    """The text in a temporary file beside ``path``, with the mode ``path`` should end up with."""
+    if path.is_dir():
+        raise WriteError(f"{path}: is a folder, not a file")
+    if not path.parent.is_dir():
+        raise WriteError(f"{path}: no such folder {path.parent}")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise WriteError(f"{path}: cannot write: {_reason(exc)}") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
@@ -75,13 +114,20 @@ def atomic_write(path: str | os.PathLike, text: str) -> None:
         # mkstemp makes the file private (0600); the result should have the mode the target had,
         # or for a new file the one any other program would give it (0666 less the umask).
         os.chmod(tmp, path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(exc, OSError):
+            raise WriteError(f"{path}: cannot write: {_reason(exc)}") from None
         raise
+    return tmp
+
+
+def _reason(exc: OSError) -> str:
+    # strerror alone: str(exc) would name the temporary file, which the user never asked for.
+    return exc.strerror or type(exc).__name__
 
 
 def _umask() -> int:

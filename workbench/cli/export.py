@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from ..engine.export import VERSION_NOTE, ExportRefused, export_schema, verify_tokenizer_dir
+from ..engine.export import VERSION_NOTE, ExportRefused, export_schema, require_transformers, verify_tokenizer_dir
 from ..files import InputError, load_schema, read_sample
 from .output import FAILED, UNUSABLE, emit, say, stop
 
@@ -25,6 +25,9 @@ def export(
     if verify and tokenizer_dir is None:
         raise stop("error: --verify checks a tokenizer folder: give --tokenizer-dir", UNUSABLE)
     try:
+        if verify:
+            # Before anything is written: exit 2 promises an untouched folder.
+            require_transformers()
         schema_value = load_schema(schema)
         sample_text = read_sample(sample) if sample is not None else None
         report = export_schema(schema_value, out=out, tokenizer_dir=tokenizer_dir)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..files import InputError, atomic_write, dump_json, parse_schema_text, read_text
+from ..files import InputError, WriteError, atomic_write_all, dump_json, parse_schema_text, read_text
 from .validate import Problem, errors, validate
 
 CONFIG_NAME = "tokenizer_config.json"
@@ -50,17 +50,22 @@ def export_schema(schema: Any, out: str | Path | None = None, tokenizer_dir: str
     config_path, config_text = None, None
     if tokenizer_dir is not None:
         config_path, config_text = _config_with_schema(Path(tokenizer_dir), schema)
+    files: list[tuple[Path, str]] = []
     if out is not None:
         out = Path(out)
+        if out.is_dir():
+            raise ExportRefused(f"{out}: is a folder; give a file name, such as {out / 'response_schema.json'}")
         if not out.parent.is_dir():
             raise ExportRefused(f"{out.parent}: no such folder")
-    # Everything is checked before anything is written.
-    if out is not None:
-        atomic_write(out, dump_json(schema))
-        report.written.append(out)
+        files.append((out, dump_json(schema)))
     if config_path is not None:
-        atomic_write(config_path, config_text)
-        report.written.append(config_path)
+        files.append((config_path, config_text))
+    # Everything is checked, and every file staged, before anything is replaced.
+    try:
+        atomic_write_all(files)
+    except WriteError as exc:
+        raise ExportRefused(str(exc)) from None
+    report.written.extend(path for path, _ in files)
     return report
 
 
@@ -85,15 +90,22 @@ class Verification:
     lines: list[str]
 
 
-def verify_tokenizer_dir(tokenizer_dir: str | Path, schema: Any, sample_text: str | None = None) -> Verification:
-    """Load the folder with transformers and check it holds ``schema`` and parses like we do."""
+def require_transformers():
+    """transformers' AutoTokenizer, or ExportRefused saying how to install it. Callers that verify
+    after writing ask this first, so a missing transformers stops them before any write."""
     try:
-        import importlib.metadata
-
         import transformers  # noqa: F401 - optional: only the verifier needs it
         from transformers import AutoTokenizer
     except ImportError:
         raise ExportRefused("--verify needs transformers: pip install 'transformers>=5,<5.15'") from None
+    return AutoTokenizer
+
+
+def verify_tokenizer_dir(tokenizer_dir: str | Path, schema: Any, sample_text: str | None = None) -> Verification:
+    """Load the folder with transformers and check it holds ``schema`` and parses like we do."""
+    AutoTokenizer = require_transformers()
+    import importlib.metadata
+
     from .parse import parse_response
 
     version = importlib.metadata.version("transformers")
