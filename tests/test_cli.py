@@ -109,7 +109,30 @@ def test_validate_ok_and_problems(tmp_path):
     assert any("/properties/c/x-regex-key-value" in l and "'value'" in l for l in lines)
 
 
-def test_usage_errors_exit_2():
-    result = run("parse", str(SAMPLES / "tool_call.txt"))
+def test_usage_errors_exit_2(tmp_path):
+    result = run("parse")
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
+    # Outside sample_outputs/<family>/ there is no schema to guess: say so, naming the sample.
+    sample = tmp_path / "out.txt"
+    sample.write_text("hello")
+    assert_clean_failure(run("parse", str(sample)), 2, "out.txt", "give --schema")
+
+
+def test_parse_finds_the_family_schema_as_open_does():
+    result = run("parse", str(SAMPLES / "tool_call.txt"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (SAMPLES / "tool_call.expected.json").read_text(encoding="utf-8")
+
+
+def test_parse_names_a_missing_sample_before_looking_for_its_schema(tmp_path):
+    assert_clean_failure(run("parse", str(tmp_path / "nope.txt")), 2, "nope.txt", "no such sample")
+
+
+def test_validate_reports_a_schema_that_is_not_json_with_exit_1_as_the_readme_says(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert_clean_failure(run("validate", str(bad)), 1, "bad.json:1:2", "invalid JSON")
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    exit_codes = readme[readme.index("Exit codes:"):]
+    assert "`validate` found errors (a schema that is not JSON is one" in exit_codes

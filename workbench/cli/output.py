@@ -1,7 +1,8 @@
 """How commands speak: results on stdout, one-line messages on stderr, and the exit codes.
 
-Exit codes: 0 done, 1 the schema does not work on this input (or has validation errors),
-2 the input itself is unusable (missing file, bad JSON, not UTF-8, a schema ``validate`` rejects).
+Exit codes: 0 done, 1 the schema does not work on this input (or, for ``validate``, has errors,
+not being JSON among them), 2 the input itself is unusable (missing file, bad JSON, not UTF-8, a
+schema ``validate`` rejects; for ``export``, anything that stops it before it writes).
 """
 
 from __future__ import annotations

@@ -3,23 +3,35 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional
 
 import typer
 
 from ..engine import errors, trace, validate
 from ..files import InputError, dump_json, load_schema, read_sample
+from ..samples import family_schema
 from .output import FAILED, UNUSABLE, emit, say, stop
 
 
 def parse(
     sample: Path = typer.Argument(..., help="Raw model output (UTF-8 text)."),
-    schema: Path = typer.Option(..., "--schema", "-s", help="The response schema (JSON)."),
+    schema: Optional[Path] = typer.Option(
+        None, "--schema", "-s", help="The response schema (default: schemas/<family>.json for samples under sample_outputs/<family>/)."
+    ),
     show_trace: bool = typer.Option(False, "--trace", help="Print the trace: spans, matches and values per node."),
 ) -> None:
     """Parse SAMPLE with SCHEMA and print the message as JSON, as transformers would give it."""
     try:
-        schema_value = load_schema(schema)
         text = read_sample(sample)
+        if schema is None:
+            # As `open` does: a sample under sample_outputs/<family>/ goes with schemas/<family>.json.
+            schema = family_schema(sample)
+            if schema is None:
+                raise InputError(
+                    f"{sample}: no schema for this sample: give --schema, or keep the sample under "
+                    "sample_outputs/<family>/ beside a schemas/<family>.json"
+                )
+        schema_value = load_schema(schema)
     except InputError as exc:
         raise stop(f"error: {exc}", UNUSABLE)
     problems = validate(schema_value)
