@@ -51,14 +51,19 @@ class SchemaDocument:
 
     @classmethod
     def open(cls, path: str | os.PathLike | None) -> "SchemaDocument":
-        """The file's exact text (even if it is not valid JSON: the editor shows the error), a
-        new document for a path that does not exist yet, or the starter schema for None."""
+        """The file's exact text (even if it is not valid JSON: the editor shows the error), or
+        the starter schema for None, a path that does not exist yet, or an empty file."""
         if path is None:
             return cls(None, STARTER_SCHEMA)
         path = Path(path)
         if not path.exists():
             return cls(path, STARTER_SCHEMA)
-        return cls(path, read_text(path, "schema"), _stamp(path))
+        text = read_text(path, "schema")
+        if not text.strip():
+            # A file just created to hold a schema (touch, an editor's new buffer) has nothing to
+            # keep; an empty editor would only show "not JSON". Ctrl+S writes the starter there.
+            return cls(path, STARTER_SCHEMA, _stamp(path))
+        return cls(path, text, _stamp(path))
 
     @property
     def name(self) -> str:

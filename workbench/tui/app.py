@@ -4,28 +4,37 @@ from __future__ import annotations
 
 import gc
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.worker import WorkerState
 
 from ..document import SchemaDocument
+from ..engine.errors import RegexTimeout
 from ..engine.export import VERSION_NOTE, ExportRefused, export_schema, verify_tokenizer_dir
-from ..files import InputError, parse_schema_text
+from ..files import InputError, atomic_write, dump_json, parse_schema_text
 from ..samples import Sample
 from .screens.confirm import ConfirmScreen
 from .screens.help import HelpScreen
 from .screens.main import WorkbenchScreen
 from .screens.prompt import PromptScreen
+from .widgets.schema_editor import SchemaEditor
+
+# Actions that open a dialog or write a file. They run only from the main screen: a key pressed
+# again while their dialog is open must not stack a second dialog or write behind the user's back.
+_MAIN_SCREEN_ACTIONS = {"save", "save_as", "export", "write_golden", "help", "quit"}
 
 
 class WorkbenchApp(App):
     TITLE = "workbench"
     CSS_PATH = "workbench.tcss"
+    # None of these keys may be one the schema editor (a TextArea) edits with: ctrl+a/e/k/u/w/d,
+    # ctrl+x/c/v/z/y, f6/f7 are all taken there, so export is ctrl+o rather than ctrl+e.
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", priority=True),
-        Binding("ctrl+e", "export", "Export", priority=True),
+        Binding("ctrl+o", "export", "Export", priority=True),
         Binding("ctrl+q", "quit", "Quit", priority=True),
         Binding("f1", "help", "Help"),
     ]
@@ -44,7 +53,6 @@ class WorkbenchApp(App):
         self.install_screen(WorkbenchScreen(self.document, self.samples, self.start), "main")
         self.push_screen("main")
         self.set_interval(1.0, self._check_disk)
-        self.run_worker(_warm_regex_tables, group="warm", thread=True, exit_on_error=False)
         # A 2 MB trace is hundreds of thousands of objects; a cycle collection over them stalls
         # the interface for 100-300 ms mid-typing. Collect only when the user pauses instead.
         gc.freeze()
@@ -59,12 +67,33 @@ class WorkbenchApp(App):
         gc.unfreeze()
         gc.enable()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action not in _MAIN_SCREEN_ACTIONS or not self.is_screen_installed("main"):
+            return True
+        if action == "quit" and isinstance(self.screen, HelpScreen):
+            return True  # reading help is no reason to refuse to quit
+        return self.screen is self.main
+
+    def _error(self, message: str) -> None:
+        """An error the user must see until they act: in the status line, not only a toast."""
+        self.main.status.say(message, "error")
+        self.bell()
+
     # ----- palette and help ---------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
+        if screen is not self.main:
+            return  # over a dialog, these would stack a second dialog on it
         yield SystemCommand("Save schema", "Write the schema to its file (ctrl+s)", self.action_save)
         yield SystemCommand("Save schema as…", "Write the schema to a new file", self.action_save_as)
-        yield SystemCommand("Export schema", "As JSON, or into a tokenizer folder (ctrl+e)", self.action_export)
+        yield SystemCommand("Export schema", "As JSON, or into a tokenizer folder (ctrl+o)", self.action_export)
+        yield SystemCommand(
+            "Write result as golden",
+            "Keep this sample's current result as its <case>.expected.json (or .expected-error.txt)",
+            self.action_write_golden,
+        )
+        yield SystemCommand("Toggle soft wrap", "Wrap long schema lines, or scroll them sideways (alt+z)",
+                            self.main.editor.action_toggle_wrap)
         yield SystemCommand("Next sample", "Open the next raw output (f8)", lambda: self.main.action_sample(1))
         yield SystemCommand("Previous sample", "Open the previous raw output (shift+f8)", lambda: self.main.action_sample(-1))
         yield SystemCommand("Go to first problem", "Jump to the schema's first problem (f9)", self.main.action_first_problem)
@@ -72,29 +101,63 @@ class WorkbenchApp(App):
         yield SystemCommand("Help", "Keys and what the panes show (f1)", self.action_help)
 
     def action_help(self) -> None:
-        keys = [(b.key, b.description) for b in self.BINDINGS + WorkbenchScreen.BINDINGS if b.description]
-        keys += [("ctrl+p", "command palette"), ("tab / shift+tab", "move between panes")]
+        bindings = self.BINDINGS + WorkbenchScreen.BINDINGS + SchemaEditor.BINDINGS
+        keys = [(b.key, b.description) for b in bindings if b.description]
+        keys += [("ctrl+p", "command palette (also: save as, write result as golden)"),
+                 ("tab / shift+tab", "move between panes"), ("left / right", "move between a dialog's buttons")]
         self.push_screen(HelpScreen(keys))
 
     # ----- never lose work ------------------------------------------------------------------
+    def _refusal(self, target: Path) -> str | None:
+        """Why ``target`` must never be written over, whatever the user answers."""
+        resolved = target.resolve()
+        for sample in self.main.samples:
+            if sample.path.resolve() == resolved:
+                return f"{target} is the open sample {sample.name}: choose another file"
+        return None
+
+    def _write_after_asking(self, target: Path, what: str, write: Callable[[Path], None], ask: bool = True) -> None:
+        """``write(target)``, unless target is an open sample; over an existing file only once the
+        user agrees."""
+        refused = self._refusal(target)
+        if refused:
+            self._error(f"Not {what}: {refused}")
+            return
+        if ask and target.exists():
+
+            def answered(replace: bool | None) -> None:
+                if replace:
+                    write(target)
+
+            self.push_screen(ConfirmScreen(f"{target} exists. Replace it?", "Replace"), answered)
+            return
+        write(target)
+
     def action_save(self) -> None:
         if self.document.path is None:
             self.action_save_as()
         else:
-            self._save(None)
+            self._write_after_asking(self.document.path, "saved", self._save, ask=False)
 
     def action_save_as(self) -> None:
         def chosen(name: str | None) -> None:
-            if name:
-                self._save(Path(name).expanduser())
+            if not name:
+                return
+            target = Path(name).expanduser()
+            if target.is_dir():
+                self._error(f"Not saved: {target} is a folder; give a file name")
+                return
+            current = self.document.path
+            same = current is not None and target.resolve() == current.resolve()
+            self._write_after_asking(target, "saved", self._save, ask=not same)
 
         self.push_screen(PromptScreen("Save the schema as:", "schema.json"), chosen)
 
-    def _save(self, path: Path | None) -> None:
+    def _save(self, path: Path) -> None:
         try:
             written = self.document.save(self.main.editor.text, path)
         except OSError as exc:
-            self.notify(f"Could not save: {exc}", severity="error")
+            self._error(f"Could not save: {exc}")
             return
         self.main.saved(written)
 
@@ -120,11 +183,12 @@ class WorkbenchApp(App):
             try:
                 main.reload_sample()
             except InputError as exc:
-                self.notify(str(exc), severity="error")
+                self._error(str(exc))
                 sample.stamp = sample.path.stat().st_mtime_ns
             else:
                 self.notify(f"{sample.name} changed on disk: reloaded")
-        if self.document.changed_on_disk() and not isinstance(self.screen, ConfirmScreen):
+        # Asked only over the main screen: a dialog the user is answering must not be covered.
+        if self.document.changed_on_disk() and self.screen is main:
             self._ask_reload(changed=True)
 
     def _ask_reload(self, changed: bool = False) -> None:
@@ -142,11 +206,73 @@ class WorkbenchApp(App):
 
         self.push_screen(ConfirmScreen(question, "Reload", "Keep mine"), answered)
 
+    # ----- goldens ---------------------------------------------------------------------------
+    def action_write_golden(self) -> None:
+        """Keep the current sample's result as its golden, so the sample bar and `workbench check`
+        compare later schemas with it."""
+        main = self.main
+        sample, analysis = main.sample, main.analysis
+        if analysis is not None and getattr(analysis, "hung", None):
+            self._error(f"No golden written: {analysis.hung}")
+            return
+        if analysis is None or analysis.trace is None:
+            self._error("No golden written: the schema has errors, so there is no result to keep")
+            return
+        result = analysis.trace
+        if analysis.schema_text != main.editor.text or getattr(result, "text", sample.text) != sample.text:
+            self._error("No golden written: the result is not up to date yet; try again in a moment")
+            return
+        if isinstance(result.error, RegexTimeout):
+            self._error("No golden written: the parse stopped at the time limit, which transformers never does")
+            return
+        if result.ok:
+            target, other = sample.expected_value_path(), sample.expected_error_path()
+            text = dump_json(result.value)
+        else:
+            target, other = sample.expected_error_path(), sample.expected_value_path()
+            text = getattr(result.error, "message", str(result.error)) + "\n"
+        existing = [p for p in (target, other) if p.exists()]
+        if not existing:
+            self._write_golden(target, text, other)
+            return
+        if existing == [target] and _read_or_none(target) == text:
+            main.status.say(f"{target.name} already holds this result")
+            return
+        names = " and ".join(p.name for p in existing)
+        question = f"{sample.name} already has {names}. Replace {'them' if len(existing) > 1 else 'it'} with {target.name}?"
+
+        def answered(replace: bool | None) -> None:
+            if replace:
+                self._write_golden(target, text, other)
+
+        self.push_screen(ConfirmScreen(question, "Replace"), answered)
+
+    def _write_golden(self, target: Path, text: str, other: Path) -> None:
+        try:
+            atomic_write(target, text)
+        except OSError as exc:
+            self._error(f"Could not write the golden: {exc}")
+            return
+        said = f"Wrote {target}"
+        try:
+            # A sample has one golden: the other kind would contradict the one just written.
+            other.unlink()
+            said += f" and removed {other.name}"
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            self._error(f"Wrote {target}, but could not remove {other}: {exc.strerror}")
+            return
+        self.main.status.say(said)
+
     # ----- export ----------------------------------------------------------------------------
     def action_export(self) -> None:
-        def chosen(target: str | None) -> None:
-            if target:
-                self._export(Path(target).expanduser())
+        def chosen(answer: str | None) -> None:
+            if answer:
+                target = Path(answer).expanduser()
+                # A folder is a tokenizer folder: only its config's response_schema changes, which
+                # is what exporting there means, so only a file target asks before replacing.
+                self._write_after_asking(target, "exported", self._export, ask=not target.is_dir())
 
         self.push_screen(PromptScreen("Export to (a .json file, or a tokenizer folder):", "response_schema.json"), chosen)
 
@@ -175,17 +301,25 @@ class WorkbenchApp(App):
 
     def on_worker_state_changed(self, event) -> None:
         worker = event.worker
-        if worker.group != "export" or not worker.is_finished:
+        # event.state, not worker.state: by the time the pending and running messages arrive the
+        # worker may have finished, and each would report the result again.
+        if worker.group != "export" or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR):
             return
-        if worker.error is not None:
+        if event.state == WorkerState.ERROR:
+            self._error(f"Export refused, nothing written: {worker.error}")
             self.notify(f"Export refused, nothing written: {worker.error}", severity="error", timeout=10)
-        elif worker.result is not None:
-            failed = any(line.startswith("VERIFY FAILED") for line in worker.result)
-            self.notify("\n".join(line for line in worker.result if line), severity="error" if failed else "information", timeout=12)
+            return
+        lines: list[str] = [line for line in worker.result if line]
+        failed = next((line for line in lines if line.startswith("VERIFY FAILED")), None)
+        if failed:
+            self._error(f"{lines[0]}; {failed}")
+        else:
+            self.main.status.say(lines[0])
+        self.notify("\n".join(lines), severity="error" if failed else "information", timeout=12)
 
 
-def _warm_regex_tables() -> None:
-    """Build the regex backend's character tables before the first parse needs them."""
-    from ..engine.regexes import compile_regex_module
-
-    compile_regex_module(r"(\s\S\d\D\w\W\b\B)")
+def _read_or_none(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None

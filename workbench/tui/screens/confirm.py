@@ -10,7 +10,13 @@ from textual.widgets import Button, Label
 
 
 class ConfirmScreen(ModalScreen[bool]):
-    BINDINGS = [Binding("escape", "dismiss(False)", "Cancel"), Binding("y", "dismiss(True)", "Yes", show=False)]
+    BINDINGS = [
+        Binding("escape", "dismiss(False)", "Cancel"),
+        Binding("y", "dismiss(True)", "Yes", show=False),
+        # The buttons sit side by side, so the arrows that point at them move between them.
+        Binding("left", "app.focus_previous", "Previous button", show=False),
+        Binding("right", "app.focus_next", "Next button", show=False),
+    ]
 
     def __init__(self, question: str, yes: str = "Yes", no: str = "Cancel") -> None:
         super().__init__()

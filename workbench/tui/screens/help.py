@@ -20,6 +20,10 @@ that failed, ∅ a regex that found nothing.
 Move the tree cursor to light up that node's spans in the raw output and its text in the
 schema; put the editor cursor in a schema node to light up everything it matched.
 
+The schema editor keeps its own editing keys: `ctrl+a` / `ctrl+e` start / end of line,
+`ctrl+k` / `ctrl+u` delete to the end / start of the line, `ctrl+w` delete a word, `ctrl+z` /
+`ctrl+y` undo / redo, `f6` / `f7` select the line / everything. No workbench key takes one of them.
+
 | key | action |
 | --- | --- |
 """

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.binding import Binding
 from textual.widgets import TextArea
 
 Location = tuple[int, int]
@@ -23,9 +24,13 @@ def _json_language() -> str | None:
 
 
 class SchemaEditor(TextArea):
+    # Regexes run long: wrapped, a whole x-regex is readable without scrolling sideways.
+    # alt+z is the usual "toggle word wrap" key and no TextArea editing key.
+    BINDINGS = [Binding("alt+z", "toggle_wrap", "Wrap")]
+
     def __init__(self, text: str = "", *, id: str | None = None) -> None:
         super().__init__(
-            text, language=_json_language(), theme="monokai", soft_wrap=False, tab_behavior="indent",
+            text, language=_json_language(), theme="monokai", soft_wrap=True, tab_behavior="indent",
             show_line_numbers=True, id=id,
         )
         self.node_range: tuple[Location, Location] | None = None
@@ -52,10 +57,15 @@ class SchemaEditor(TextArea):
         self.node_range = span
         self._repaint()
         if span is not None and scroll:
-            (row, _), _ = span
+            # Screen rows, not document rows: with soft wrap one line may take several.
+            _, row = self.wrapped_document.location_to_offset(span[0])
             top = self.scroll_offset.y
             if not top <= row < top + self.size.height - 1:
                 self.scroll_to(y=max(0, row - 2), animate=False)
+
+    def action_toggle_wrap(self) -> None:
+        self.soft_wrap = not self.soft_wrap
+        self.scroll_cursor_visible()
 
     def mark_error(self, at: Location | None) -> None:
         if at != self.error_at:
