@@ -343,7 +343,7 @@ async def test_export_from_the_app_writes_the_schema(workdir):
     target = workdir / "exported.json"
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
-        await pilot.press("ctrl+e")
+        await pilot.press("ctrl+o")
         await pilot.pause()
         app.screen.query_one("#answer").value = str(target)
         await pilot.press("enter")

@@ -263,7 +263,7 @@ class WorkbenchApp(App):
         except OSError as exc:
             self._error(f"Wrote {target}, but could not remove {other}: {exc.strerror}")
             return
-        self.main.status.say(said)
+        self.main.reparse(notice=said)  # the sample bar judges against the new golden
 
     # ----- export ----------------------------------------------------------------------------
     def action_export(self) -> None:

@@ -70,6 +70,7 @@ class WorkbenchScreen(Screen):
         self._debounce = None
         self.latencies: list[float] = []  # seconds from an edit to its tree on screen
         self.client = AnalysisClient()
+        self._notice: str | None = None
         self.memo = SubtreeMemo()  # the path index, rebuilt only for the fields an edit changed
 
     # ----- layout -------------------------------------------------------------------------
@@ -134,7 +135,10 @@ class WorkbenchScreen(Screen):
             self._debounce.stop()
         self._debounce = self.set_timer(DEBOUNCE, self.reparse)
 
-    def reparse(self) -> None:
+    def reparse(self, notice: str | None = None) -> None:
+        """Analyse the editor's schema again; ``notice`` is said in the status line when the result
+        is applied (unless it has a problem to report), e.g. what was just written to disk."""
+        self._notice = notice
         self._generation += 1
         generation, text, key = self._generation, self.editor.text, str(self.sample.path)
         self.client.set_samples({str(s.path): s for s in self.samples})
@@ -199,7 +203,8 @@ class WorkbenchScreen(Screen):
             tree.add_class("-stale")
             self._show_samples()
         self._say_status()
-        self._follow_editor_cursor()
+        self._follow_editor_cursor(say=self._notice is None)
+        self._notice = None
         if self._edited_at is not None:
             self.latencies.append(time.perf_counter() - self._edited_at)
             self._edited_at = None
@@ -218,7 +223,9 @@ class WorkbenchScreen(Screen):
         a = self.analysis
         if a is None:
             return
-        if a.hung:
+        if self._notice is not None and a.usable:
+            self.status.say(self._notice)  # what the user just did; the tree shows the rest
+        elif a.hung:
             self.status.say(f"Parse stopped: {a.hung}", "error")
         elif a.syntax_error:
             self.status.say(f"Schema is not valid JSON: line {a.syntax_error}", "error")
@@ -289,7 +296,7 @@ class WorkbenchScreen(Screen):
     def _editor_moved(self) -> None:
         self._follow_editor_cursor()
 
-    def _follow_editor_cursor(self) -> None:
+    def _follow_editor_cursor(self, say: bool = True) -> None:
         """With the cursor on a schema node: light up its matches and list them; on one of its
         x- keys, only that key's matches (one entry's, in x-regex-substitutions)."""
         a = self.analysis
@@ -310,7 +317,7 @@ class WorkbenchScreen(Screen):
             return
         spans = self._spans_of(visits, key, substitution)
         self.raw.select(spans, scroll=bool(spans))
-        if a.trace.ok and not a.syntax_error and not a.errors:
+        if say and a.trace.ok and not a.syntax_error and not a.errors:
             self.status.say(self._matches_text(path, visits, key))
 
     def _matches_text(self, path: str, visits: list[TraceNode], key: str | None = None) -> Text:
