@@ -154,6 +154,11 @@ CASES = {
     "regex-dollar-newline": ("abc\n", {"type": "string", "x-regex": "(c)$"}),
     "regex-dotall": ("a\nb", {"type": "string", "x-regex": "(a.b)"}),
     "regex-possessive": ("aaa", {"type": "string", "x-regex": "(a++)"}),
+    # allow_non_json: text no JSON value starts with is kept as it is; anything else is tried
+    "non-json-kept": ('{"a": "src/x.py", "b": "", "c": "\ufeff1", "d": "-x", "e": " 2 ", "f": "NaN", "g": "Infinity", "h": "nul"}',
+                      {"type": "object", "x-parser": "json",
+                       "additionalProperties": {"x-parser": "json", "x-parser-args": {"allow_non_json": True}}}),
+    "non-json-refused": ('{"a": "src/x.py"}', {"type": "object", "x-parser": "json", "additionalProperties": {"x-parser": "json"}}),
     "regex-lookbehind": ("x=1 y=2", {"type": "array", "x-regex-iterator": "(?<=y=)(\\d)", "items": {"type": "integer"}}),
 }
 
