@@ -84,6 +84,30 @@ def _config_with_schema(folder: Path, schema: Any) -> tuple[Path, str]:
     return path, dump_json(config)
 
 
+def export_to(schema_text: str, target: Path, sample_text: str | None = None) -> list[str]:
+    """Export a schema's text to a .json file, or into a tokenizer folder and verify it there if
+    transformers is installed (the TUI's export): the lines to show, the first saying what was
+    written. Raises ExportRefused, and then nothing was written."""
+    try:
+        schema = parse_schema_text(schema_text, "schema")
+    except InputError as exc:
+        raise ExportRefused(str(exc)) from None
+    if not target.is_dir():
+        report = export_schema(schema, out=target)
+        lines = [f"Exported to {report.written[0]}"]
+    else:
+        report = export_schema(schema, tokenizer_dir=target)
+        lines = [f"Exported into {report.written[0]}"]
+        try:
+            result = verify_tokenizer_dir(target, schema, sample_text)
+            lines += result.lines if result.ok else ["VERIFY FAILED: " + "; ".join(result.lines)]
+        except ExportRefused as exc:
+            lines.append(f"not verified: {exc}")
+    if report.warnings:
+        lines.append(f"{len(report.warnings)} warning(s)")
+    return lines + [VERSION_NOTE]
+
+
 @dataclass
 class Verification:
     ok: bool

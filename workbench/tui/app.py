@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+from functools import partial
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -12,9 +13,9 @@ from textual.screen import Screen
 from textual.worker import WorkerState
 
 from ..document import SchemaDocument
-from ..engine.errors import RegexTimeout
-from ..engine.export import VERSION_NOTE, ExportRefused, export_schema, verify_tokenizer_dir
-from ..files import InputError, atomic_write, dump_json, parse_schema_text
+from ..engine.export import export_to
+from ..files import InputError, parse_schema_text
+from ..goldens import Golden, NoGolden, golden_of
 from ..samples import Sample
 from .screens.confirm import ConfirmScreen
 from .screens.help import HelpScreen
@@ -212,56 +213,36 @@ class WorkbenchApp(App):
         compare later schemas with it."""
         main = self.main
         sample, analysis = main.sample, main.analysis
-        if analysis is not None and getattr(analysis, "hung", None):
+        if analysis is not None and analysis.hung:
             self._error(f"No golden written: {analysis.hung}")
             return
         if analysis is None or analysis.trace is None:
             self._error("No golden written: the schema has errors, so there is no result to keep")
             return
-        result = analysis.trace
-        if analysis.schema_text != main.editor.text or getattr(result, "text", sample.text) != sample.text:
+        if analysis.schema_text != main.editor.text or analysis.trace.text != sample.text:
             self._error("No golden written: the result is not up to date yet; try again in a moment")
             return
-        if isinstance(result.error, RegexTimeout):
-            self._error("No golden written: the parse stopped at the time limit, which transformers never does")
-            return
-        if result.ok:
-            target, other = sample.expected_value_path(), sample.expected_error_path()
-            text = dump_json(result.value)
-        else:
-            target, other = sample.expected_error_path(), sample.expected_value_path()
-            text = getattr(result.error, "message", str(result.error)) + "\n"
-        existing = [p for p in (target, other) if p.exists()]
-        if not existing:
-            self._write_golden(target, text, other)
-            return
-        if existing == [target] and _read_or_none(target) == text:
-            main.status.say(f"{target.name} already holds this result")
-            return
-        names = " and ".join(p.name for p in existing)
-        question = f"{sample.name} already has {names}. Replace {'them' if len(existing) > 1 else 'it'} with {target.name}?"
-
-        def answered(replace: bool | None) -> None:
-            if replace:
-                self._write_golden(target, text, other)
-
-        self.push_screen(ConfirmScreen(question, "Replace"), answered)
-
-    def _write_golden(self, target: Path, text: str, other: Path) -> None:
         try:
-            atomic_write(target, text)
+            golden = golden_of(sample, analysis.trace)
+        except NoGolden as exc:
+            self._error(f"No golden written: {exc}")
+            return
+        existing = golden.existing()
+        if golden.already_written():
+            main.status.say(f"{golden.target.name} already holds this result")
+        elif not existing:
+            self._write_golden(golden)
+        else:
+            names = " and ".join(p.name for p in existing)
+            them = "them" if len(existing) > 1 else "it"
+            question = f"{sample.name} already has {names}. Replace {them} with {golden.target.name}?"
+            self.push_screen(ConfirmScreen(question, "Replace"), lambda yes: yes and self._write_golden(golden))
+
+    def _write_golden(self, golden: Golden) -> None:
+        try:
+            said = golden.write()
         except OSError as exc:
             self._error(f"Could not write the golden: {exc}")
-            return
-        said = f"Wrote {target}"
-        try:
-            # A sample has one golden: the other kind would contradict the one just written.
-            other.unlink()
-            said += f" and removed {other.name}"
-        except FileNotFoundError:
-            pass
-        except OSError as exc:
-            self._error(f"Wrote {target}, but could not remove {other}: {exc.strerror}")
             return
         self.main.reparse(notice=said)  # the sample bar judges against the new golden
 
@@ -278,26 +259,8 @@ class WorkbenchApp(App):
 
     def _export(self, target: Path) -> None:
         text, sample = self.main.editor.text, self.main.sample.text
-
-        def run() -> list[str]:
-            try:
-                schema = parse_schema_text(text, "schema")
-            except InputError as exc:
-                raise ExportRefused(str(exc)) from None
-            if target.is_dir():
-                report = export_schema(schema, tokenizer_dir=target)
-                lines = [f"Exported into {report.written[0]}"]
-                try:
-                    result = verify_tokenizer_dir(target, schema, sample)
-                    lines += result.lines if result.ok else ["VERIFY FAILED: " + "; ".join(result.lines)]
-                except ExportRefused as exc:
-                    lines.append(f"not verified: {exc}")
-            else:
-                report = export_schema(schema, out=target)
-                lines = [f"Exported to {report.written[0]}"]
-            return lines + [f"{len(report.warnings)} warning(s)" if report.warnings else "", VERSION_NOTE]
-
-        self.run_worker(run, name="export", group="export", thread=True, exclusive=True, exit_on_error=False)
+        self.run_worker(partial(export_to, text, target, sample), name="export", group="export", thread=True,
+                        exclusive=True, exit_on_error=False)
 
     def on_worker_state_changed(self, event) -> None:
         worker = event.worker
@@ -317,9 +280,3 @@ class WorkbenchApp(App):
             self.main.status.say(lines[0])
         self.notify("\n".join(lines), severity="error" if failed else "information", timeout=12)
 
-
-def _read_or_none(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
