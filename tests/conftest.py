@@ -1,5 +1,19 @@
+import shutil
 import sys
 from pathlib import Path
 
-# Lets test modules import the shared helpers in tests/oracle.py.
+import pytest
+
+# Lets test modules import the shared helpers in tests/ (oracle.py, tui_helpers.py).
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    """A copy of the qwen3 samples and schema, laid out as in the repository, to edit freely."""
+    shutil.copytree(ROOT / "sample_outputs" / "qwen3", tmp_path / "sample_outputs" / "qwen3")
+    (tmp_path / "schemas").mkdir()
+    shutil.copy(ROOT / "schemas" / "qwen3.json", tmp_path / "schemas" / "qwen3.json")
+    return tmp_path

@@ -3,46 +3,20 @@
 from __future__ import annotations
 
 import json
-import shutil
-from pathlib import Path
 
-import pytest
+from tui_helpers import SIZE, make_app, move_to, settle
 
 from workbench.document import SchemaDocument
-from workbench.samples import Sample, discover, load
+from workbench.samples import load
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.screens.confirm import ConfirmScreen
 from workbench.tui.screens.prompt import PromptScreen
-from workbench.tui.widgets.parse_tree import ParseTree
 from workbench.tui.widgets.problem_list import ProblemList
 from workbench.tui.widgets.raw_view import wrapped_rows
 
-ROOT = Path(__file__).resolve().parent.parent
-SIZE = (160, 45)
 
 
-@pytest.fixture
-def workdir(tmp_path: Path) -> Path:
-    shutil.copytree(ROOT / "sample_outputs" / "qwen3", tmp_path / "sample_outputs" / "qwen3")
-    (tmp_path / "schemas").mkdir()
-    shutil.copy(ROOT / "schemas" / "qwen3.json", tmp_path / "schemas" / "qwen3.json")
-    return tmp_path
 
-
-def make_app(workdir: Path, sample: str = "tool_call.txt", schema: Path | None = None) -> WorkbenchApp:
-    folder = workdir / "sample_outputs" / "qwen3"
-    paths = discover(folder)
-    samples = [load(p) for p in paths]
-    start = [p.name for p in paths].index(sample)
-    return WorkbenchApp(SchemaDocument.open(schema or workdir / "schemas" / "qwen3.json"), samples, start)
-
-
-async def settle(pilot, app) -> None:
-    """Wait until the debounced reparse and its workers have finished."""
-    for _ in range(3):
-        await pilot.pause(0.05)
-        await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 def tree_text(app) -> str:
@@ -57,13 +31,6 @@ def tree_text(app) -> str:
     walk(tree.root)
     return "\n".join(lines)
 
-
-def move_to(editor, needle: str, after: bool = True) -> None:
-    text = editor.text
-    offset = text.index(needle) + (len(needle) if after else 0)
-    row = text.count("\n", 0, offset)
-    column = offset - (text.rfind("\n", 0, offset) + 1)
-    editor.move_cursor((row, column))
 
 
 async def test_opens_with_focus_in_the_editor_and_a_tree(workdir):

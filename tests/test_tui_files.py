@@ -5,41 +5,19 @@ current result."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
-import pytest
+from tui_helpers import SIZE, make_app, settle
 
 from workbench.document import STARTER_SCHEMA, SchemaDocument
-from workbench.samples import discover, load
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.screens.confirm import ConfirmScreen
 from workbench.tui.screens.help import HelpScreen
 from workbench.tui.screens.prompt import PromptScreen
 
-ROOT = Path(__file__).resolve().parent.parent
-SIZE = (160, 45)
 
 
-@pytest.fixture
-def workdir(tmp_path: Path) -> Path:
-    shutil.copytree(ROOT / "sample_outputs" / "qwen3", tmp_path / "sample_outputs" / "qwen3")
-    (tmp_path / "schemas").mkdir()
-    shutil.copy(ROOT / "schemas" / "qwen3.json", tmp_path / "schemas" / "qwen3.json")
-    return tmp_path
 
-
-def make_app(workdir: Path, sample: str = "tool_call.txt", schema: Path | None = None) -> WorkbenchApp:
-    paths = discover(workdir / "sample_outputs" / "qwen3")
-    start = [p.name for p in paths].index(sample)
-    return WorkbenchApp(SchemaDocument.open(schema or workdir / "schemas" / "qwen3.json"), [load(p) for p in paths], start)
-
-
-async def settle(pilot, app) -> None:
-    for _ in range(3):
-        await pilot.pause(0.05)
-        await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 def status(app) -> str:

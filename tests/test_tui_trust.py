@@ -5,39 +5,23 @@ its text in the raw pane."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
-import pytest
+from tui_helpers import ROOT, SIZE, make_app, move_to, settle
 from typer.testing import CliRunner
 
 from workbench.cli.app import app as cli
 from workbench.document import SchemaDocument
 from workbench.engine.highlights import GROUP, ITEM, ITEM_ALT, ITEM_GROUP, ITEM_GROUP_ALT, MATCH
-from workbench.samples import FAILS, Sample, discover, family_schema, load
+from workbench.samples import FAILS, Sample, family_schema, load
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.screens import main as main_screen
 from workbench.tui.widgets.raw_view import RawView
 from workbench.worker import AnalysisClient
 
-ROOT = Path(__file__).resolve().parent.parent
-SIZE = (160, 45)
 CATASTROPHIC = '{"type": "object", "properties": {"a": {"type": "string", "x-regex": "(\\\\s*)*x"}}}'
 
 
-@pytest.fixture
-def workdir(tmp_path: Path) -> Path:
-    shutil.copytree(ROOT / "sample_outputs" / "qwen3", tmp_path / "sample_outputs" / "qwen3")
-    (tmp_path / "schemas").mkdir()
-    shutil.copy(ROOT / "schemas" / "qwen3.json", tmp_path / "schemas" / "qwen3.json")
-    return tmp_path
-
-
-def qwen3_app(workdir: Path, sample: str) -> WorkbenchApp:
-    paths = discover(workdir / "sample_outputs" / "qwen3")
-    return WorkbenchApp(
-        SchemaDocument.open(workdir / "schemas" / "qwen3.json"), [load(p) for p in paths], [p.name for p in paths].index(sample)
-    )
 
 
 def one_sample_app(tmp_path: Path, text: str, schema: Path | None = None, schema_text: str | None = None) -> WorkbenchApp:
@@ -48,12 +32,6 @@ def one_sample_app(tmp_path: Path, text: str, schema: Path | None = None, schema
         schema.write_text(schema_text, encoding="utf-8")
     return WorkbenchApp(SchemaDocument.open(schema), [load(sample)])
 
-
-async def settle(pilot, app) -> None:
-    for _ in range(3):
-        await pilot.pause(0.05)
-        await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 def tree_node(app, key):
@@ -71,13 +49,6 @@ def tree_node(app, key):
     raise AssertionError(f"no tree node {key!r}")
 
 
-def move_editor_to(editor, needle: str, start: int = 0) -> None:
-    """Put the editor cursor just inside the first ``needle`` at or after offset ``start``."""
-    text = editor.text
-    offset = text.index(needle, start) + 1
-    row = text.count("\n", 0, offset)
-    editor.move_cursor((row, offset - (text.rfind("\n", 0, offset) + 1)))
-
 
 def big_hermes_output(calls: int) -> str:
     parts = ["<think>\nPlanning the edits file by file.\n</think>\n\nUpdating the files now.\n"]
@@ -94,7 +65,7 @@ async def test_typing_on_a_2_mb_output_ends_on_the_parse_not_a_timeout(tmp_path)
     app = one_sample_app(tmp_path, text, ROOT / "schemas" / "hermes.json")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
-        move_editor_to(app.main.editor, '"assistant"')
+        move_to(app.main.editor, '"assistant"', after=False)
         for i in range(20):  # about ten keys a second, not waiting for the parses
             await pilot.press("x" if i % 2 == 0 else "backspace")
             await pilot.pause(0.1)
@@ -162,7 +133,7 @@ def test_a_superseded_run_is_stopped_and_the_process_keeps_serving(tmp_path):
 
 # ----- 7: every node lights its text; an empty match is a visible mark --------------------------------
 async def test_every_traced_node_lights_its_span(workdir):
-    app = qwen3_app(workdir, "tool_call.txt")
+    app = make_app(workdir, "tool_call.txt")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         text = app.main.raw.text
@@ -178,7 +149,7 @@ async def test_every_traced_node_lights_its_span(workdir):
 
 
 async def test_an_empty_match_shows_as_a_mark(workdir):
-    app = qwen3_app(workdir, "tool_call.txt")
+    app = make_app(workdir, "tool_call.txt")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         node = tree_node(app, "content")
@@ -199,7 +170,7 @@ async def test_an_empty_match_shows_as_a_mark(workdir):
 
 # ----- 8: each regex stage's matches are told apart --------------------------------------------------
 async def test_regex_stages_are_told_apart_and_the_editor_key_lights_its_own_matches(workdir):
-    app = qwen3_app(workdir, "parallel_calls.txt")
+    app = make_app(workdir, "parallel_calls.txt")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         text = app.main.raw.text
@@ -214,11 +185,11 @@ async def test_regex_stages_are_told_apart_and_the_editor_key_lights_its_own_mat
         assert kinds_at[text.index("<|im_end|>")] in (GROUP, MATCH)  # the x-regex's own span, apart
         assert kinds_at[first] != kinds_at[second]
 
-        move_editor_to(app.main.editor, '"x-regex-iterator"')
+        move_to(app.main.editor, '"x-regex-iterator"', after=False)
         await pilot.pause()
         lit = [text[s:e] for s, e in app.main.raw.selected]
         assert any(t.startswith("<tool_call>") for t in lit) and not any(t.endswith("<|im_end|>") for t in lit)
-        move_editor_to(app.main.editor, '"x-regex"', app.main.editor.text.index('"tool_calls"'))
+        move_to(app.main.editor, '"x-regex"', after=False, start=app.main.editor.text.index('"tool_calls"'))
         await pilot.pause()
         lit = [text[s:e] for s, e in app.main.raw.selected]
         assert any(t.endswith("<|im_end|>") for t in lit)  # the x-regex match runs to the end
@@ -226,7 +197,7 @@ async def test_regex_stages_are_told_apart_and_the_editor_key_lights_its_own_mat
 
 # ----- F9 jumps to the failing node ------------------------------------------------------------------
 async def test_f9_jumps_to_the_node_where_the_parse_fails(workdir):
-    app = qwen3_app(workdir, "truncated_call.txt")
+    app = make_app(workdir, "truncated_call.txt")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         trace = app.main.analysis.trace

@@ -14,7 +14,7 @@ from textual.worker import WorkerState
 
 from ..document import SchemaDocument
 from ..engine.export import export_to
-from ..files import InputError, parse_schema_text
+from ..files import InputError
 from ..goldens import Golden, NoGolden, golden_of
 from ..samples import Sample
 from .screens.confirm import ConfirmScreen

@@ -10,7 +10,6 @@ other samples follow from the same process, for the same schema.
 from __future__ import annotations
 
 import time
-from functools import partial
 from pathlib import Path
 
 from rich.text import Text
