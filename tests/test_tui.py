@@ -347,3 +347,37 @@ async def test_keys_keep_their_order_while_the_screen_is_busy(workdir):
         await pilot.pause(0.6)
         line = next(l for l in editor.text.splitlines() if '"role"' in l)
         assert '"assistaytx"' in line, line
+
+
+async def test_go_to_line_find_and_document_edges(workdir):
+    app = make_app(workdir)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        editor = app.main.editor
+        await pilot.press("ctrl+g")
+        app.screen.query_one("#answer").value = "15"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert editor.cursor_location == (14, 0) and app.focused is editor
+        await pilot.press("ctrl+f")
+        app.screen.query_one("#answer").value = "x-regex-iterator"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert editor.selected_text == "x-regex-iterator"
+        await pilot.press("ctrl+f", "enter")  # the last search again: wraps to the only one
+        await pilot.pause()
+        assert editor.selected_text == "x-regex-iterator"
+        await pilot.press("ctrl+f")
+        app.screen.query_one("#answer").value = "no such text"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "is not in the schema" in str(app.main.status.render())
+        await pilot.press("ctrl+end")
+        assert editor.cursor_location == editor.document.end
+        await pilot.press("ctrl+home")
+        assert editor.cursor_location == (0, 0)
+        await pilot.press("ctrl+g")
+        app.screen.query_one("#answer").value = "999"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "No line '999'" in str(app.main.status.render())

@@ -98,6 +98,8 @@ class WorkbenchApp(App):
         yield SystemCommand("Next sample", "Open the next raw output (f8)", lambda: self.main.action_sample(1))
         yield SystemCommand("Previous sample", "Open the previous raw output (shift+f8)", lambda: self.main.action_sample(-1))
         yield SystemCommand("Go to first problem", "Jump to the schema's first problem (f9)", self.main.action_first_problem)
+        yield SystemCommand("Go to line…", "Move the editor cursor to a line of the schema (ctrl+g)", self.main.action_go_to_line)
+        yield SystemCommand("Find in schema…", "Select the next occurrence of a text (ctrl+f)", self.main.action_find)
         yield SystemCommand("Reload schema from disk", "Discard edits and read the file again", self._ask_reload)
         yield SystemCommand("Help", "Keys and what the panes show (f1)", self.action_help)
 

@@ -36,6 +36,7 @@ from ..widgets.raw_view import RawView
 from ..widgets.sample_bar import SampleBar
 from ..widgets.schema_editor import SchemaEditor
 from ..widgets.status_line import StatusLine
+from .prompt import PromptScreen
 
 DEBOUNCE = 0.015  # seconds of quiet typing before a reparse; well under the 50 ms budget
 # The same limit as the CLI's: a run that the CLI finishes, the TUI finishes too. Only the current
@@ -53,6 +54,8 @@ class WorkbenchScreen(Screen):
         Binding("shift+f8,ctrl+pageup", "sample(-1)", "Prev sample", priority=True),
         Binding("f8,ctrl+pagedown", "sample(1)", "Next sample", priority=True),
         Binding("f9", "first_problem", "Problem", show=False),
+        Binding("ctrl+g", "go_to_line", "Go to line", show=False),
+        Binding("ctrl+f", "find", "Find", show=False),
     ]
 
     def __init__(self, document: SchemaDocument, samples: list[Sample], start: int = 0) -> None:
@@ -70,6 +73,7 @@ class WorkbenchScreen(Screen):
         self.latencies: list[float] = []  # seconds from an edit to its tree on screen
         self.client = AnalysisClient()
         self._notice: str | None = None
+        self._last_find = ""
         self.memo = SubtreeMemo()  # the path index, rebuilt only for the fields an edit changed
 
     # ----- layout -------------------------------------------------------------------------
@@ -364,6 +368,27 @@ class WorkbenchScreen(Screen):
             return
         self.tree.select_failing()
         self._jump_to(a.trace.error_path, None)
+
+    def action_go_to_line(self) -> None:
+        def chosen(answer: str | None) -> None:
+            if answer is None:
+                return
+            if not (answer.isdigit() and self.editor.go_to_line(int(answer))):
+                self.status.say(f"No line {answer!r}: the schema has {self.editor.document.line_count} lines", "error")
+            self.editor.focus()
+
+        self.app.push_screen(PromptScreen("Go to line:"), chosen)
+
+    def action_find(self) -> None:
+        def chosen(answer: str | None) -> None:
+            if answer is None:
+                return
+            self._last_find = answer
+            if not self.editor.find(answer):
+                self.status.say(f"{answer!r} is not in the schema", "error")
+            self.editor.focus()
+
+        self.app.push_screen(PromptScreen("Find in the schema (Enter finds the next one):", self._last_find), chosen)
 
     # ----- the document ---------------------------------------------------------------------
     @property

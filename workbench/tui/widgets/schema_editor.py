@@ -26,7 +26,12 @@ def _json_language() -> str | None:
 class SchemaEditor(TextArea):
     # Regexes run long: wrapped, a whole x-regex is readable without scrolling sideways.
     # alt+z is the usual "toggle word wrap" key and no TextArea editing key.
-    BINDINGS = [Binding("alt+z", "toggle_wrap", "Wrap")]
+    BINDINGS = [
+        Binding("alt+z", "toggle_wrap", "Wrap"),
+        # TextArea has no document start/end keys; these are the usual ones, free in a terminal.
+        Binding("ctrl+home", "document_edge(False)", "Start of schema", show=False),
+        Binding("ctrl+end", "document_edge(True)", "End of schema", show=False),
+    ]
 
     def __init__(self, text: str = "", *, id: str | None = None) -> None:
         super().__init__(
@@ -66,6 +71,35 @@ class SchemaEditor(TextArea):
     def action_toggle_wrap(self) -> None:
         self.soft_wrap = not self.soft_wrap
         self.scroll_cursor_visible()
+
+    def action_document_edge(self, end: bool) -> None:
+        self.move_cursor(self.document.end if end else (0, 0), center=True)
+
+    def go_to_line(self, line: int) -> bool:
+        """Put the cursor at the start of a 1-based line; False if there is no such line."""
+        if not 1 <= line <= self.document.line_count:
+            return False
+        self.move_cursor((line - 1, 0), center=True)
+        return True
+
+    def find(self, needle: str) -> bool:
+        """Select the next occurrence of ``needle`` after the cursor, wrapping to the top; False if
+        there is none."""
+        text = self.text
+        offset = self.document.get_index_from_location(self.selection.end)
+        at = text.find(needle, offset)
+        if at < 0:
+            at = text.find(needle)
+        if at < 0 or not needle:
+            return False
+        start = self.document.get_location_from_index(at)
+        end = self.document.get_location_from_index(at + len(needle))
+        self.select_range(start, end, center=True)
+        return True
+
+    def select_range(self, start: Location, end: Location, center: bool = False) -> None:
+        self.move_cursor(start)
+        self.move_cursor(end, select=True, center=center)
 
     def mark_error(self, at: Location | None) -> None:
         if at != self.error_at:
