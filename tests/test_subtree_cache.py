@@ -35,6 +35,7 @@ def snapshot(result: workbench.Trace) -> str:
 def assert_same_trace(cached: workbench.Trace, uncached: workbench.Trace, located_before: bool = False) -> None:
     """``located_before``: reused nodes may have been located already, through an earlier trace
     that holds them too (locating is lazy and gives the same span whichever trace asks)."""
+    assert len(set(ids(cached))) == len(ids(cached)), "a node appears twice in one tree"
     if not located_before:
         assert snapshot(cached) == snapshot(uncached)
     # locating JSON members works on reused nodes and gives what a fresh trace gives

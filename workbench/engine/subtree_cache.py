@@ -97,11 +97,11 @@ class SubtreeCache:
         # The older generations are dropped whole at the next rotation: copying the entries
         # into this run's is all that keeping them takes.
         current[key] = entry
+        keep = current.setdefault  # one hash per entry: a key this run already holds stays as it is
         below = list(entry[3])
         while below:
             key, kept = below.pop()
-            if key not in current:
-                current[key] = kept
+            if keep(key, kept) is kept:
                 below.extend(kept[3])
         return entry
 
