@@ -2,8 +2,8 @@
 
 The TUI reparses a sample after every schema edit, and most edits touch one schema node. A schema
 node's outcome (its value or failure, and its whole trace subtree) depends only on what it
-receives and on the node itself: the subschema, the input, and where both sit (pointer path, the
-key it fills, how its parent handed the input on, the nearest raw span). ``trace(..., cache=c)``
+receives and on the node itself: the subschema (its JSON text), the input, and where both sit
+(pointer path, the key it fills, how its parent handed the input on, the nearest raw span). ``trace(..., cache=c)``
 looks each node up by exactly those; on a hit it adopts the cached subtree into the new tree (the
 same Python objects: a consumer that has already seen them, such as the TUI's worker sending
 trees across a pipe, can refer to them instead of copying) and returns the cached value, or
@@ -13,8 +13,8 @@ Inputs are identified without hashing large strings. A raw slice is ``(offset, l
 engine carries, with every string it got from the raw text, the offset where it was cut, so for
 one raw text the pair determines the string. A member of a parsed JSON value is the JSON text's
 bounds plus the keys leading to it, which determine it too (a jmespath ``transform`` breaks that
-link, and the engine then carries no location). Other strings are keyed by their contents; any
-other input, with no location, is not cached.
+link, and the engine then carries no location). A dict or list built from regex groups is keyed
+by its members' slices. Other strings are keyed by their contents; any other input is not cached.
 
 Reused nodes are shared, never rebuilt: nothing in the engine changes a node after its subtree is
 done, except ``Trace.locate``, which fills in a JSON member's span from the raw text, lazily and
@@ -51,6 +51,7 @@ class SubtreeCache:
         self._finished = True
 
     def __len__(self) -> int:
+        """Entries held (one reused in this run also counts in the run it came from)."""
         return len(self._current) + len(self._previous) + len(self._older)
 
     def clear(self) -> None:
