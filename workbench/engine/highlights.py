@@ -88,10 +88,10 @@ def root_paints(root: TraceNode, fields: list[str]) -> list[Paint]:
     return paints
 
 
-def subtree_paints(child: TraceNode, field: int) -> list[Paint]:
-    """Every paint of one field's subtree."""
+def subtree_paints(child: TraceNode, field: int, alt: bool = False) -> list[Paint]:
+    """Every paint of a subtree of one field (``alt``: it lies inside an odd iterator match)."""
     paints: list[Paint] = []
-    stack = [(child, False)]
+    stack = [(child, alt)]
     while stack:
         node, alt = stack.pop()
         paints.extend(node_paints(node, field, alt))
@@ -177,13 +177,22 @@ def sweep(paints: Iterable[tuple], part: int = 0) -> list[tuple]:
 
 def merge(parts: list[list[tuple]]) -> list[Paint]:
     """The runs of several swept parts, as flatten would give them for all their paints at once:
-    where parts overlap, the run with the greater key wins. Smallest parts first, so a large part
-    (thousands of tool calls) is walked once."""
-    ordered = sorted(parts, key=len)
-    merged: list[tuple] = ordered[0] if ordered else []
-    for part in ordered[1:]:
-        merged = _merge_two(merged, part) if merged else part
-    return _joined(merged)
+    where parts overlap, the run with the greater key wins."""
+    return _joined(merge_keyed(parts))
+
+
+def merge_keyed(parts: list[list[tuple]]) -> list[tuple]:
+    """merge, keeping the keys, for merging again. Parts that follow one another in the text
+    (the runs of an iterator's items) are joined in one pass; others are merged two by two, in
+    rounds, so that many parts cost O(n log k) rather than O(n k)."""
+    parts = [p for p in parts if p]
+    if not parts:
+        return []
+    if all(a[-1][1] <= b[0][0] for a, b in zip(parts, parts[1:])):
+        return [run for part in parts for run in part] if len(parts) > 1 else parts[0]
+    while len(parts) > 1:
+        parts = [_merge_two(a, b) for a, b in zip(parts[::2], parts[1::2])] + (parts[-1:] if len(parts) % 2 else [])
+    return parts[0]
 
 
 def _merge_two(a: list[tuple], b: list[tuple]) -> list[tuple]:

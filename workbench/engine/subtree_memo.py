@@ -9,16 +9,17 @@ that is most of the cost of an edit in ``thinking``.
 
 from __future__ import annotations
 
-from .highlights import Paint, field_names, field_of, merge, root_paints, subtree_paints, sweep
+from .highlights import Paint, field_names, field_of, merge, merge_keyed, node_paints, root_paints, subtree_paints, sweep
 from .trace_tree import Trace, TraceNode
 
 
 class SubtreeMemo:
-    """Runs and index parts of the root's children, by node identity. Keeps only the latest
-    trace's entries: a subtree that left the trace is not coming back as the same object."""
+    """Swept colour runs per trace node and index parts per root child, by node identity (a
+    subtree that left the trace is not coming back as the same object)."""
 
     def __init__(self) -> None:
-        self._runs: dict[tuple, tuple[TraceNode, list[tuple]]] = {}
+        self._runs: dict[int, tuple] = {}  # id(node) -> (node, field, alt, part, keyed runs)
+        self._live = 0  # nodes in the trace of the last pruning
         self._index: dict[int, tuple[TraceNode, dict[str, list[TraceNode]]]] = {}
 
     def runs(self, trace: Trace) -> tuple[list[str], list[Paint]]:
@@ -26,17 +27,33 @@ class SubtreeMemo:
         root = trace.root
         fields = field_names(root)
         parts = [sweep(root_paints(root, fields), -1)]
-        kept = {}
         for position, child in enumerate(root.children):
-            field = field_of(child, fields)
-            key = (id(child), field, position)  # the field and the position decide its colour and ties
-            entry = self._runs.get(key)
-            if entry is None or entry[0] is not child:
-                entry = (child, sweep(subtree_paints(child, field), position))
-            kept[key] = entry
-            parts.append(entry[1])
-        self._runs = kept
+            parts.append(self._runs_of(child, field_of(child, fields), False, position))
+        if len(self._runs) > 3 * self._live + 4096:
+            live = {id(node) for child in root.children for node in child.walk()}
+            self._runs = {key: entry for key, entry in self._runs.items() if key in live}
+            self._live = len(live)
         return fields, merge(parts)
+
+    def _runs_of(self, node: TraceNode, field: int, alt: bool, part: int) -> list[tuple]:
+        """The swept runs of a node's subtree, kept per root child and per array item: a reused
+        one is taken as it was. An array sweeps only its own paints (its matches) and joins its
+        items' runs, which lie one after the other in the text; anything else is swept whole,
+        which on a first run is several times cheaper than merging node by node."""
+        entry = self._runs.get(id(node))
+        if entry is not None and entry[0] is node and entry[1] == field and entry[2] == alt and entry[3] == part:
+            return entry[4]
+        if node.children and all(isinstance(child.key, int) for child in node.children):
+            items = []
+            for child in node.children:
+                # An item an iterator match handed over keeps that match's shade, down its subtree.
+                child_alt = alt or (child.via == "x-regex-iterator" and child.key % 2 == 1)
+                items.append(self._runs_of(child, field, child_alt, part))
+            runs = merge_keyed([sweep(list(node_paints(node, field, alt)), part), merge_keyed(items)])
+        else:
+            runs = sweep(subtree_paints(node, field, alt), part)
+        self._runs[id(node)] = (node, field, alt, part, runs)
+        return runs
 
     def index(self, trace: Trace) -> dict[str, list[TraceNode]]:
         """Schema path -> its visits, for the whole trace; set as the trace's index."""
