@@ -208,3 +208,21 @@ async def test_f9_jumps_to_the_node_where_the_parse_fails(workdir):
         start, end = positions.range_of(trace.error_path)
         assert start <= app.main.editor.cursor_location <= end
         assert app.main.tree.cursor_node.data.error is not None
+
+
+def test_a_process_that_stops_answering_is_replaced(tmp_path):
+    import os
+    import signal
+
+    client = AnalysisClient()
+    try:
+        client.set_samples({"s": Sample(tmp_path / "s.txt", "hello")})
+        schema = '{"type": "object", "properties": {"a": {"type": "string", "x-regex": "(h)"}}}'
+        assert client.analyze(1, schema, "s", 0.2, lambda: False).trace.value == {"a": "h"}
+        os.kill(client._process.pid, signal.SIGSTOP)  # deaf to its own time limit, as a hung C call would be
+        gave_up = client.analyze(2, schema, "s", 0.2, lambda: False)
+        assert gave_up.trace is None and "killed after" in gave_up.hung and "0.2 s time limit" in gave_up.hung
+        assert client.restarts == 1
+        assert client.analyze(3, schema, "s", 0.2, lambda: False).trace.value == {"a": "h"}  # a new process
+    finally:
+        client.close()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from .engine import Problem, Trace, errors, trace, validate
 from .engine.highlights import Paint, flatten, trace_paints
@@ -58,10 +58,12 @@ def analyze(
     time_limit: float = DEFAULT_TIME_LIMIT,
     cache: SubtreeCache | None = None,
     memo: SubtreeMemo | None = None,
+    traced: Callable[[], None] | None = None,
 ) -> Analysis:
     """``cache`` and ``memo``: what earlier runs on this sample left, so that an edit re-runs
     only the schema nodes it touches and recolours only the fields they belong to (the TUI's
-    analysis process keeps one of each per sample)."""
+    analysis process keeps one of each per sample). ``traced`` is called once the parse is done,
+    before the colours: only the parse can run away."""
     started = time.perf_counter()
     result = Analysis(schema_text)
     try:
@@ -75,6 +77,8 @@ def analyze(
     result.problems = validate(result.schema)
     if not result.errors:
         result.trace = trace(sample_text, result.schema, time_limit=time_limit, cache=cache)
+        if traced is not None:
+            traced()
         if memo is not None:
             result.fields, result.runs = memo.runs(result.trace)
         else:

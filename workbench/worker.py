@@ -17,6 +17,7 @@ UI-free: the TUI calls ``AnalysisClient`` from its thread workers; nothing here 
 from __future__ import annotations
 
 import dataclasses
+import gc
 import io
 import itertools
 import operator
@@ -40,10 +41,13 @@ from .engine.subtree_memo import SubtreeMemo
 from .engine.trace_tree import Group, RegexMatch, TraceNode
 from .samples import Sample, Verdict, judge, verdict_of
 
-# How long past its own time limit a run may go quiet before the process is thought hung
-# (CPython's regex engine checks for signals, so the engine's own limit normally ends it).
+# How long past its own time limit a parse may go on before the process is thought hung
+# (CPython's regex engine checks for signals, so the engine's own limit normally ends it). Only
+# the parse is watched: the process says when it is done ("parsed"), and what follows (colours,
+# pickling) is linear in the size of the trace, so it may take as long as a large trace needs.
 GRACE = 3.0
 _POLL = 0.02  # seconds between checks for cancellation while waiting for a reply
+IDLE_COLLECT = 1.0  # seconds without a request before the analysis process collects cycles
 STARTUP = 30.0  # seconds the analysis process may take to start (imports, on a loaded machine)
 
 
@@ -210,7 +214,13 @@ def _serve_requests(conn) -> None:  # pragma: no cover - runs in the child proce
         return message[1]
 
     table = _NodeTable()
+    # Traces are trees without back links, freed by reference counting; a cycle collection over
+    # the cached ones costs ~100 ms at 2 MB. It waits for a pause in the user's typing instead.
+    gc.freeze()
+    gc.disable()
     while True:
+        if not conn.poll(IDLE_COLLECT):
+            gc.collect()
         request = take(conn.recv())
         # Whatever is already queued is newer: sample updates apply, a later request replaces this one.
         while conn.poll(0):
@@ -218,7 +228,7 @@ def _serve_requests(conn) -> None:  # pragma: no cover - runs in the child proce
         if request is None:
             continue
         try:
-            reply = _analysis_reply(request, samples, caches)
+            reply = _analysis_reply(request, samples, caches, conn)
             if conn.poll(0):
                 continue  # superseded while it ran (perhaps cut short): the newer request goes next
             _send(conn, reply, table)
@@ -236,10 +246,13 @@ def _send(conn, message: tuple, table: _NodeTable) -> None:
     _sent(message, table)
 
 
-def _analysis_reply(request: _Request, samples: dict[str, Sample], caches: dict) -> tuple:
+def _analysis_reply(request: _Request, samples: dict[str, Sample], caches: dict, conn) -> tuple:
     sample = samples[request.sample]
     cache, memo = caches.setdefault(request.sample, (SubtreeCache(), SubtreeMemo()))
-    analysis = analyze(request.schema_text, sample.text, time_limit=request.time_limit, cache=cache, memo=memo)
+    analysis = analyze(
+        request.schema_text, sample.text, time_limit=request.time_limit, cache=cache, memo=memo,
+        traced=lambda: conn.send_bytes(_dump(("parsed", request.generation, None), _NodeTable())),
+    )
     if analysis.trace is not None:
         analysis.verdict = verdict_of(sample, analysis.trace.value, analysis.trace.error)
         # The UI has the text; the JSON member spans it finds again on demand.
@@ -407,10 +420,12 @@ class AnalysisClient:
             message = _load(data, self._table)
             _sent(message, self._table)
             kind, generation = message[0], message[1]
-            if kind in ("verdicts", "crashed") and self._in_flight == generation:
+            if kind in ("parsed", "verdicts", "crashed") and self._in_flight == generation:
+                self._in_flight = None  # the parse is over: nothing left that could hang
+            if kind == "parsed":
+                return
+            if kind == "analysis" and self._in_flight == generation:
                 self._in_flight = None
-            if kind == "analysis" and message[2].trace is None and self._in_flight == generation:
-                self._in_flight = None  # no verdicts follow a schema with errors
             # Keep only replies someone may still wait for: this generation's and newer.
             self._mailbox = {k: v for k, v in self._mailbox.items() if k[1] >= generation}
             self._mailbox[(kind, generation)] = message[2]
