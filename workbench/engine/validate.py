@@ -3,7 +3,7 @@
 An *error* can never work (a regex ``re`` rejects, an unknown type or parser, broken group
 rules); a *warning* is merely suspicious (an unknown ``x-`` key the runtime ignores, a
 ``required`` key that is not a property, a regex that can backtrack for ever: see
-backtracking.py). Parsing never depends on this: the runtime does not validate, and
+backtracking/). Parsing never depends on this: the runtime does not validate, and
 ``parse_response`` mirrors it.
 """
 
