@@ -226,3 +226,29 @@ def test_a_process_that_stops_answering_is_replaced(tmp_path):
         assert client.analyze(3, schema, "s", 0.2, lambda: False).trace.value == {"a": "h"}  # a new process
     finally:
         client.close()
+
+
+def test_a_process_that_dies_is_reported_and_replaced(tmp_path):
+    import os
+    import signal
+
+    import pytest
+
+    client = AnalysisClient()
+    try:
+        client.set_samples({"s": Sample(tmp_path / "s.txt", "hello")})
+        schema = '{"type": "object", "properties": {"a": {"type": "string", "x-regex": "(h)"}}}'
+        client.analyze(1, schema, "s", 2.0, lambda: False)
+        client.verdicts(1, lambda: False)
+        slow = '{"type": "object", "properties": {"a": {"type": "string", "x-regex": "(\\\\s*)*x"}}}'
+        client.set_samples({"s": Sample(tmp_path / "s.txt", " " * 40)})
+        pid = client._process.pid
+        import threading
+
+        threading.Timer(0.3, os.kill, (pid, signal.SIGKILL)).start()
+        with pytest.raises(RuntimeError, match="ended unexpectedly"):
+            client.analyze(2, slow, "s", 30.0, lambda: False)
+        assert client.analyze(3, schema, "s", 2.0, lambda: False).trace.value == {}  # a new process: " " * 40 has no h
+        assert client.restarts == 1
+    finally:
+        client.close()

@@ -289,7 +289,8 @@ class AnalysisClient:
         self._table = _NodeTable()
         self._samples: dict[str, Sample] = {}  # what the process holds
         self._mailbox: dict[tuple[str, int], Any] = {}
-        self._in_flight: int | None = None  # generation whose replies are still coming
+        self._in_flight: int | None = None  # generation whose parse is still running
+        self._latest = 0  # the newest generation asked for
         self._sent_at = 0.0
         self._limit = 0.0
         self.restarts = 0
@@ -365,11 +366,13 @@ class AnalysisClient:
             self._conn.send(("analyze", _Request(generation, schema_text, sample, time_limit)))
             self._interrupt()  # stop the run this one supersedes
             self._in_flight, self._sent_at, self._limit = generation, time.monotonic(), time_limit
-            epoch = self._epoch
+            self._latest, epoch = generation, self._epoch
         reply = self._wait("analysis", generation, cancelled, epoch, watch=True)
         if reply is _HUNG:
             return Analysis.gave_up(schema_text, time.monotonic() - self._sent_at, time_limit)
         if reply is not None and reply.trace is not None:
+            if sample not in self._samples:
+                return None  # the sample went away meanwhile: this result is for nobody
             reply.trace.text = self._samples[sample].text
         return reply
 
@@ -411,8 +414,10 @@ class AnalysisClient:
             data = conn.recv_bytes()
         except (EOFError, OSError):
             with self._lock:
-                if self._epoch == epoch:  # the process died: start another for the next request
+                if self._epoch == epoch:  # the process died: say so; the next request starts another
+                    code = self._process.poll() if self._process is not None else None
                     self._kill()
+                    self._mailbox[("crashed", self._latest)] = f"the analysis process ended unexpectedly (exit code {code})"
             return
         with self._lock:
             if self._epoch != epoch:
