@@ -417,6 +417,7 @@ class AnalysisClient:
                 if self._epoch == epoch:  # the process died: say so; the next request starts another
                     code = self._process.poll() if self._process is not None else None
                     self._kill()
+                    self.restarts += 1  # counted now: _ensure starts the next one
                     self._mailbox[("crashed", self._latest)] = f"the analysis process ended unexpectedly (exit code {code})"
             return
         with self._lock:
