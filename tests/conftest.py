@@ -17,3 +17,11 @@ def workdir(tmp_path: Path) -> Path:
     (tmp_path / "schemas").mkdir()
     shutil.copy(ROOT / "schemas" / "qwen3.json", tmp_path / "schemas" / "qwen3.json")
     return tmp_path
+
+
+@pytest.fixture(scope="session")
+def template_oracle():
+    """transformers 5.23.0's response_template engine, in its own environment (tests/template_oracle.py)."""
+    from template_oracle import session_oracle
+
+    yield from session_oracle()

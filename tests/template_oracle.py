@@ -1,0 +1,524 @@
+"""The second oracle: transformers 5.23.0's `response_template` engine, in an environment of its own.
+
+The test environment keeps transformers 5.14.1 (the last release with the legacy
+`response_schema` engine, tests/oracle.py); one environment cannot hold two transformers. So
+ensure_env() builds, once, a separate virtual environment holding only transformers 5.23.0 and
+what `import transformers.utils.chat_parsing` needs (pinned below, no torch), and TemplateOracle
+talks to tests/template_oracle_server.py running in it, one JSON line per request.
+
+    oracle = TemplateOracle(ensure_env())
+    oracle.parse("<think>x</think>hi", TEMPLATE)   # ("value", {...}) or ("error", "ValueError", "...")
+    oracle.stream(["<think>x", "</think>hi"], TEMPLATE)
+    oracle.version()                                # "5.23.0"
+
+In tests, use the session fixture `template_oracle` (tests/conftest.py). It fails the run when the
+environment cannot be built, unless WORKBENCH_ALLOW_NO_ORACLE=1, which makes it skip instead.
+
+Where: WORKBENCH_ORACLE_DIR, default <repo>/.oracles/transformers-5.23.0/ (git-ignored). The
+environment is rebuilt when its stamp file is missing or records other pins or another base Python.
+The base Python is the one running this module (transformers 5.23.0 needs 3.11+), or
+WORKBENCH_ORACLE_PYTHON. `python tests/template_oracle.py` builds it and times a round trip.
+
+Values cross as JSON (see the server's docstring): NaN and +/-Infinity come back as the same
+floats; a result that JSON cannot carry faithfully (a tuple, a non-str key, another object) raises
+OracleUnencodable instead of being converted. Inputs are held to the same rule (TypeError).
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+TRANSFORMERS_VERSION = "5.23.0"
+
+# Exactly what `import transformers.utils.chat_parsing` imports in 5.23.0 (transformers' import-time
+# version check adds safetensors), found by building the environment with --no-deps and reading each
+# ImportError; installed with --no-deps so the environment is the same on every machine. regex is
+# the engine's matcher (chat_parsing needs >=2025.10.22): its version is part of the oracle.
+REQUIREMENTS = (
+    f"transformers=={TRANSFORMERS_VERSION}",
+    "regex==2026.11.15",
+    "numpy==2.4.6",
+    "huggingface_hub==2.4.0",
+    "httpx2==2.16.2",
+    "httpcore2==2.16.2",
+    "h11==0.16.0",
+    "idna==3.20",
+    "truststore==0.10.5",
+    "filelock==4.2.12",
+    "packaging==26.3",
+    "PyYAML==6.0.3",
+    "tqdm==4.70.1",
+    "typing_extensions==4.16.0",
+    "safetensors==0.8.0",
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVER = Path(__file__).resolve().parent / "template_oracle_server.py"
+STAMP_NAME = "oracle-stamp.json"
+BUILD_LOG_NAME = "build.log"
+LOCK_TIMEOUT = 900.0
+
+# transformers' own chatter off, and no hub access from the oracle.
+_QUIET = {"TRANSFORMERS_VERBOSITY": "error", "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1", "HF_HUB_OFFLINE": "1"}
+
+
+class OracleError(RuntimeError):
+    """The oracle could not answer (not an exception raised by transformers: those are results)."""
+
+
+class OracleUnavailable(OracleError):
+    """The oracle's environment cannot be built here."""
+
+
+class OracleTimeout(OracleError):
+    """The server did not answer in time; it was stopped and the next call starts a new one."""
+
+
+class OracleUnencodable(OracleError):
+    """transformers returned a value that JSON cannot carry faithfully."""
+
+
+# ---------------------------------------------------------------------------------------------
+# The environment
+
+
+def env_dir() -> Path:
+    configured = os.environ.get("WORKBENCH_ORACLE_DIR")
+    if configured:
+        return Path(configured).expanduser().resolve()
+    return ROOT / ".oracles" / f"transformers-{TRANSFORMERS_VERSION}"
+
+
+def _env_python(directory: Path) -> Path:
+    if os.name == "nt":
+        return directory / "Scripts" / "python.exe"
+    return directory / "bin" / "python"
+
+
+def _base_python() -> str:
+    return os.environ.get("WORKBENCH_ORACLE_PYTHON") or sys.executable
+
+
+def _wanted_stamp(base_python: str) -> dict[str, Any]:
+    if base_python == sys.executable:
+        version, base_prefix = sys.version.split()[0], sys.base_prefix
+    else:
+        try:
+            probe = subprocess.run(
+                [base_python, "-c", "import sys; print(sys.version.split()[0]); print(sys.base_prefix)"],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+        except OSError as exc:
+            raise OracleUnavailable(f"the base Python {base_python!r} does not run: {exc}") from None
+        if probe.returncode != 0:
+            raise OracleUnavailable(f"the base Python {base_python!r} does not run: {probe.stderr.strip()}")
+        version, base_prefix = probe.stdout.split("\n")[:2]
+    if tuple(int(part) for part in version.split(".")[:2]) < (3, 11):
+        raise OracleUnavailable(
+            f"transformers {TRANSFORMERS_VERSION} needs Python 3.11+, and {base_python} is {version}: "
+            "set WORKBENCH_ORACLE_PYTHON to a Python 3.11+ interpreter"
+        )
+    return {
+        "format": 1,
+        "transformers": TRANSFORMERS_VERSION,
+        "requirements": list(REQUIREMENTS),
+        "python": version,
+        "base_prefix": base_prefix,
+    }
+
+
+def _is_built(directory: Path, wanted: dict[str, Any]) -> bool:
+    try:
+        stamp = json.loads((directory / STAMP_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(stamp, dict):
+        return False
+    stamp.pop("built_in_s", None)  # recorded, not compared
+    return stamp == wanted and _env_python(directory).exists()
+
+
+class _FileLock:
+    """An exclusive lock on a file beside the environment, so parallel runs build it once."""
+
+    def __init__(self, path: Path, timeout: float) -> None:
+        self.path = path
+        self.timeout = timeout
+        self._fd: int | None = None
+
+    def __enter__(self) -> _FileLock:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                _lock(self._fd)
+                return self
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    os.close(self._fd)
+                    raise OracleUnavailable(
+                        f"waited {self.timeout:.0f} s for {self.path}: another run is still building "
+                        "the oracle environment (or died holding the lock: remove the file)"
+                    ) from None
+                time.sleep(0.2)
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._fd is not None
+        _unlock(self._fd)
+        os.close(self._fd)
+
+
+if os.name == "nt":  # pragma: no cover - the project's machines are POSIX
+    import msvcrt
+
+    def _lock(fd: int) -> None:
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            raise BlockingIOError from None
+
+    def _unlock(fd: int) -> None:
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    def _lock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+    def _unlock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+def ensure_env(directory: Path | None = None, *, log=None) -> Path:
+    """The Python of the oracle environment, built first if it is missing, stale or unfinished.
+
+    Raises OracleUnavailable (with the end of pip's output) when it cannot be built.
+    """
+    directory = Path(directory) if directory is not None else env_dir()
+    log = log or (lambda message: print(message, file=sys.stderr, flush=True))
+    base_python = _base_python()
+    wanted = _wanted_stamp(base_python)
+    python = _env_python(directory)
+    if _is_built(directory, wanted):
+        return python
+    with _FileLock(directory.with_name(directory.name + ".lock"), LOCK_TIMEOUT):
+        if _is_built(directory, wanted):
+            return python  # another run built it while we waited
+        _build(directory, base_python, wanted, log)
+    return python
+
+
+def _build(directory: Path, base_python: str, stamp: dict[str, Any], log) -> None:
+    if directory.exists():
+        ours = {BUILD_LOG_NAME, STAMP_NAME, "pyvenv.cfg"}
+        if not (directory / "pyvenv.cfg").exists() and any(p.name not in ours for p in directory.iterdir()):
+            raise OracleUnavailable(f"{directory} is not empty and is not a virtual environment: not touching it")
+        shutil.rmtree(directory)
+    started = time.monotonic()
+    log(f"building the transformers {TRANSFORMERS_VERSION} oracle environment in {directory} (once)")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+    python = _env_python(directory)
+    steps = [
+        [base_python, "-m", "venv", str(directory)],
+        [str(python), "-m", "pip", "install", "--no-deps", "--no-input", "--disable-pip-version-check", *REQUIREMENTS],
+        [
+            str(python),
+            "-I",
+            "-c",
+            "import transformers, transformers.utils.chat_parsing; print(transformers.__version__)",
+        ],
+    ]
+    log_lines: list[str] = []
+    for command in steps:
+        try:
+            run = subprocess.run(command, capture_output=True, text=True, env={**env, **_QUIET}, check=False)
+        except OSError as exc:
+            raise OracleUnavailable(f"could not run {command[0]}: {exc}") from None
+        log_lines += [f"$ {' '.join(command)}", run.stdout, run.stderr]
+        if run.returncode != 0:
+            _write_build_log(directory, log_lines)
+            tail = "\n".join((run.stdout + run.stderr).strip().splitlines()[-20:])
+            raise OracleUnavailable(
+                f"could not build the oracle environment in {directory}: `{' '.join(command[:4])} …` "
+                f"exited {run.returncode}\n{tail}"
+            )
+    found = run.stdout.strip().splitlines()[-1] if run.stdout.strip() else ""
+    if found != TRANSFORMERS_VERSION:
+        _write_build_log(directory, log_lines)
+        raise OracleUnavailable(f"the oracle environment in {directory} has transformers {found!r}")
+    _write_build_log(directory, log_lines)
+    stamp_file = directory / STAMP_NAME
+    temporary = stamp_file.with_suffix(".tmp")
+    temporary.write_text(json.dumps({**stamp, "built_in_s": round(time.monotonic() - started, 1)}, indent=1))
+    temporary.replace(stamp_file)
+    log(f"oracle environment ready in {time.monotonic() - started:.1f} s")
+
+
+def _write_build_log(directory: Path, lines: list[str]) -> None:
+    try:
+        (directory / BUILD_LOG_NAME).write_text("\n".join(lines), encoding="utf-8")
+    except OSError:
+        pass
+
+
+# ---------------------------------------------------------------------------------------------
+# The client
+
+
+def _check_plain(value: Any, path: str = "$") -> None:
+    """TypeError unless JSON carries this value unchanged (the server's rule, for inputs)."""
+    kind = type(value)
+    if kind in (str, int, float, bool, type(None)):
+        return
+    if kind is list:
+        for i, item in enumerate(value):
+            _check_plain(item, f"{path}[{i}]")
+        return
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str:
+                raise TypeError(f"{path}: dict key {key!r} is a {type(key).__name__}, which JSON cannot carry")
+            _check_plain(item, f"{path}[{key!r}]")
+        return
+    raise TypeError(f"{path}: a {kind.__name__} cannot be sent to the oracle as JSON (lists and dicts only)")
+
+
+def _error(error: dict[str, Any]) -> tuple[str, str, str]:
+    return ("error", error["type"], error["message"])
+
+
+class TemplateOracle:
+    """A long-lived server in the oracle environment. Not thread-safe across calls; one per session."""
+
+    def __init__(self, python: Path | str | None = None, *, timeout: float = 30.0, start_timeout: float = 120.0):
+        self.python = str(python if python is not None else ensure_env())
+        self.timeout = timeout
+        self.start_timeout = start_timeout
+        self._process: subprocess.Popen[bytes] | None = None
+        self._lines: queue.Queue[bytes | None] = queue.Queue()
+        self._stderr: collections.deque[str] = collections.deque(maxlen=200)
+        self._next_id = 0
+        self._lock = threading.Lock()
+
+    # -- process --------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._process is not None and self._process.poll() is None:
+            return
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+        self._process = subprocess.Popen(
+            [self.python, "-I", str(SERVER)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**env, **_QUIET},
+        )
+        self._lines = queue.Queue()
+        self._stderr.clear()
+        threading.Thread(target=self._pump_stdout, args=(self._process, self._lines), daemon=True).start()
+        threading.Thread(target=self._pump_stderr, args=(self._process,), daemon=True).start()
+        ready = self._receive(self.start_timeout, "start")
+        if not ready.get("ready") or ready.get("transformers") != TRANSFORMERS_VERSION:
+            self.close()
+            raise OracleError(f"the oracle server started with {ready!r}, expected transformers {TRANSFORMERS_VERSION}")
+
+    @staticmethod
+    def _pump_stdout(process: subprocess.Popen[bytes], lines: queue.Queue[bytes | None]) -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            lines.put(line)
+        lines.put(None)
+
+    def _pump_stderr(self, process: subprocess.Popen[bytes]) -> None:
+        assert process.stderr is not None
+        for line in process.stderr:
+            self._stderr.append(line.decode("utf-8", "replace").rstrip("\n"))
+
+    def close(self) -> None:
+        process, self._process = self._process, None
+        if process is None:
+            return
+        try:
+            if process.stdin is not None:
+                process.stdin.close()
+            process.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            process.kill()
+            process.wait()
+
+    def __enter__(self) -> TemplateOracle:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _stderr_tail(self) -> str:
+        tail = "\n".join(list(self._stderr)[-20:])
+        return f"\nserver stderr:\n{tail}" if tail else ""
+
+    def _receive(self, timeout: float, what: str) -> dict[str, Any]:
+        try:
+            line = self._lines.get(timeout=timeout)
+        except queue.Empty:
+            process, self._process = self._process, None
+            if process is not None:
+                process.kill()
+                process.wait()
+            raise OracleTimeout(
+                f"the oracle server gave no answer to {what} within {timeout:g} s; it was stopped "
+                "(the next call starts a new one)" + self._stderr_tail()
+            ) from None
+        if line is None:
+            process, self._process = self._process, None
+            code = process.wait() if process is not None else None
+            time.sleep(0.05)  # let the stderr pump catch the traceback
+            raise OracleError(f"the oracle server exited ({code}) during {what}" + self._stderr_tail())
+        return json.loads(line)
+
+    def _call(self, op: str, timeout: float | None = None, **fields: Any) -> Any:
+        with self._lock:
+            self.start()
+            assert self._process is not None and self._process.stdin is not None
+            self._next_id += 1
+            request = {"id": self._next_id, "op": op, **fields}
+            data = (json.dumps(request, allow_nan=True, ensure_ascii=True) + "\n").encode("ascii")
+            try:
+                self._process.stdin.write(data)
+                self._process.stdin.flush()
+            except OSError:
+                pass  # it died: _receive reports it, with its stderr
+            reply = self._receive(self.timeout if timeout is None else timeout, op)
+            if reply.get("id") != request["id"]:
+                self.close()
+                raise OracleError(f"the oracle server answered {reply.get('id')!r} to request {request['id']}")
+            if reply.get("ok"):
+                return reply["result"]
+            if "unencodable" in reply:
+                raise OracleUnencodable(f"transformers returned a value JSON cannot carry: {reply['unencodable']}")
+            raise OracleError(f"the oracle server refused the request: {reply.get('protocol')}")
+
+    # -- the oracle -----------------------------------------------------------------------------
+
+    def info(self) -> dict[str, str]:
+        """Versions in the oracle environment: transformers, regex, python, and its executable."""
+        return self._call("version")
+
+    def version(self) -> str:
+        return self.info()["transformers"]
+
+    def parse(
+        self, text: str, template: Any, prefix: str | None = "", tools: list[Any] | None = None
+    ) -> tuple[str, Any] | tuple[str, str, str]:
+        """`parse_response(text, template, prefix=prefix, tools=tools)`.
+
+        ("value", message), or ("error", "ValueError", str(exc)) when transformers raises.
+        `prefix=None` is passed on as None (transformers raises ValueError for it).
+        """
+        if type(text) is not str:
+            raise TypeError(f"text must be a str, not {type(text).__name__}")
+        _check_plain(template, "template")
+        _check_plain(prefix, "prefix")
+        _check_plain(tools, "tools")
+        result = self._call("parse", text=text, template=template, prefix=prefix, tools=tools)
+        if "error" in result:
+            return _error(result["error"])
+        return ("value", result["value"])
+
+    def stream(
+        self,
+        chunks: Sequence[str],
+        template: Any,
+        prefix: str | None = "",
+        tools: list[Any] | None = None,
+        *,
+        after: Sequence[str | None] = (),
+    ) -> dict[str, Any]:
+        """`ResponseParser(template, prefix, tools=tools)`, a feed() per chunk, then finalize().
+
+        Always a dict with the same keys:
+          initial_events  the parser's initial_events (None if construction raised)
+          events          one list per feed() that returned
+          message         finalize()'s message (None if it was not reached or raised)
+          final_events    finalize()'s events (likewise)
+          after           one outcome per call in `after`, made after finalize(): a str is a
+                          feed() -> {"events": [...]}, None a finalize() -> {"message", "final_events"}
+          error           None, or where the run stopped: {"type", "message", "step", "index"} with
+                          step "construct", "feed" (index = the chunk), "finalize", or "after"
+                          (index into `after`)
+        Events are encoded as soon as each call returns them.
+        """
+        chunks = list(chunks)
+        after = list(after)
+        if any(type(chunk) is not str for chunk in chunks):
+            raise TypeError("chunks must be strs")
+        if any(call is not None and type(call) is not str for call in after):
+            raise TypeError("after: a str (feed) or None (finalize)")
+        _check_plain(template, "template")
+        _check_plain(prefix, "prefix")
+        _check_plain(tools, "tools")
+        return self._call("stream", chunks=chunks, template=template, prefix=prefix, tools=tools, after=after)
+
+
+# ---------------------------------------------------------------------------------------------
+# For the pytest fixture (tests/conftest.py)
+
+
+def session_oracle() -> Iterator[TemplateOracle]:
+    """The body of the session fixture `template_oracle`: build, start, yield, stop."""
+    import pytest
+
+    try:
+        python = ensure_env()
+    except OracleUnavailable as exc:
+        if os.environ.get("WORKBENCH_ALLOW_NO_ORACLE") == "1":
+            pytest.skip(f"transformers {TRANSFORMERS_VERSION} oracle unavailable (WORKBENCH_ALLOW_NO_ORACLE=1): {exc}")
+        pytest.fail(
+            f"the transformers {TRANSFORMERS_VERSION} oracle environment could not be built: {exc}\n"
+            "(set WORKBENCH_ALLOW_NO_ORACLE=1 to skip the tests that need it instead)",
+            pytrace=False,
+        )
+    oracle = TemplateOracle(python)
+    oracle.start()
+    try:
+        yield oracle
+    finally:
+        oracle.close()
+
+
+def _main() -> None:
+    started = time.monotonic()
+    python = ensure_env()
+    print(f"environment: {python.parent.parent} ({time.monotonic() - started:.1f} s)")
+    started = time.monotonic()
+    with TemplateOracle(python) as oracle:
+        print(f"server start: {time.monotonic() - started:.2f} s; {oracle.info()}")
+        template = {"fields": {"content": {"close": "<|im_end|>"}}, "start_anchor": "<|im_start|>assistant\n"}
+        for label, call in (
+            ("parse", lambda: oracle.parse("Hello there!<|im_end|>", template)),
+            ("stream", lambda: oracle.stream(["Hello ", "there!<|im", "_end|>"], template)),
+        ):
+            count = 500
+            started = time.perf_counter()
+            for _ in range(count):
+                call()
+            print(f"{label} round trip: {(time.perf_counter() - started) / count * 1e3:.3f} ms")
+
+
+if __name__ == "__main__":
+    _main()
