@@ -252,3 +252,15 @@ def test_a_process_that_dies_is_reported_and_replaced(tmp_path):
         assert client.restarts == 1
     finally:
         client.close()
+
+
+async def test_a_template_opened_in_the_tui_is_named_not_misread(tmp_path):
+    from workbench.analysis import TEMPLATE_IN_TUI
+
+    template = '{"start_anchor": "<|im_start|>assistant\\n", "fields": {"content": {"close": "<|im_end|>"}}}'
+    app = one_sample_app(tmp_path, "Hello<|im_end|>", schema_text=template)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        analysis = app.main.analysis
+        assert analysis.trace is None and [p.message for p in analysis.problems] == [TEMPLATE_IN_TUI]
+        assert "response_template" in str(app.main.status.render())

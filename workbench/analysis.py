@@ -10,13 +10,21 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .engine import Problem, Trace, errors, trace, validate
+from .engine import ERROR, Problem, Trace, errors, trace, validate
 from .engine.highlights import Paint, flatten, trace_paints
 from .engine.regexes import DEFAULT_TIME_LIMIT
+from .engine.formats import format_of
 from .engine.schema_positions import SchemaPositions
+from .engine.versions import TEMPLATE
 from .engine.subtree_cache import SubtreeCache
 from .engine.subtree_memo import SubtreeMemo
 from .files import InputError, parse_schema_text
+
+
+TEMPLATE_IN_TUI = (
+    "this file is a response_template (it has 'fields'): the workbench's panes show response schemas "
+    "only so far; run it with 'workbench parse SAMPLE --schema FILE --prefix-file PROMPT' (or --stream)"
+)
 
 
 @dataclass
@@ -74,6 +82,11 @@ def analyze(
         result.seconds = time.perf_counter() - started
         return result
     result.positions = SchemaPositions.of(schema_text)
+    if format_of(result.schema) == TEMPLATE:
+        # Said as a problem, not run as a schema: the schema rules would misread every key of it.
+        result.problems = [Problem("", ERROR, TEMPLATE_IN_TUI)]
+        result.seconds = time.perf_counter() - started
+        return result
     result.problems = validate(result.schema)
     if not result.errors:
         result.trace = trace(sample_text, result.schema, time_limit=time_limit, cache=cache)

@@ -1,0 +1,127 @@
+"""Which transformers releases read a parser file, and which give the same result.
+
+Facts from RESPONSE_TEMPLATE.md §1.10 and §2 (each run on every release 5.0–5.23) and
+REFERENCE.md. A format has the releases that read it; a feature the file uses can narrow that
+range to the releases that give the same result, and each such narrowing is reported with the
+key that causes it, so a maintainer knows which users a choice leaves behind.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .pointer import escape
+
+SCHEMA, TEMPLATE = "response_schema", "response_template"
+NEWEST = (5, 23)  # the newest release these facts were checked on
+
+
+@dataclass(frozen=True)
+class Narrowing:
+    pointer: str  # the key that narrows the range
+    since: tuple[int, int] | None  # first release that gives the same result (None: no lower bound)
+    until: tuple[int, int] | None  # last release that does (None: every release checked)
+    why: str
+
+
+@dataclass
+class Releases:
+    """The releases that read a file (``reads``) and, after every narrowing, give the result this
+    workbench shows (``same``)."""
+
+    format: str
+    reads: tuple[tuple[int, int], tuple[int, int] | None]
+    why: str
+    narrowings: list[Narrowing] = field(default_factory=list)
+
+    @property
+    def same(self) -> tuple[tuple[int, int], tuple[int, int] | None]:
+        low, high = self.reads
+        for n in self.narrowings:
+            if n.since is not None and n.since > low:
+                low = n.since
+            if n.until is not None and (high is None or n.until < high):
+                high = n.until
+        return low, high
+
+    def describe(self) -> list[str]:
+        lines = [f"{self.format}: read by transformers {span(self.reads)} ({self.why})"]
+        low, high = self.same
+        if (low, high) != self.reads:
+            lines.append(f"same result on transformers {span((low, high))} only:")
+        lines += [f"  {n.pointer or '/'}: {n.why}" for n in self.narrowings]
+        return lines
+
+
+def span(bounds: tuple[tuple[int, int], tuple[int, int] | None]) -> str:
+    low, high = bounds
+    start = f"{low[0]}.{low[1]}"
+    if high is None:
+        return f"{start} and later (checked to {NEWEST[0]}.{NEWEST[1]})"
+    return f"{start}–{high[0]}.{high[1]}" if high != low else start
+
+
+def schema_releases(schema: Any) -> Releases:
+    releases = Releases(
+        SCHEMA,
+        ((5, 3), (5, 14)),
+        "5.0–5.2 do not load it from tokenizer_config.json; 5.15 and later drop it silently",
+    )
+    for pointer, node in _walk(schema):
+        if isinstance(node, dict) and node.get("x-parser") == "gemma4-tool-call":
+            releases.narrowings.append(
+                Narrowing(pointer + "/x-parser", (5, 5), None, "the gemma4-tool-call parser exists from 5.5")
+            )
+    return releases
+
+
+_DOTTED = re.compile(r"\{\w+(?:\.\w+)+\}")
+
+
+def template_releases(template: Any) -> Releases:
+    releases = Releases(TEMPLATE, ((5, 13), None), "introduced in 5.13; the only format 5.15 and later read")
+    if not isinstance(template, dict):
+        return releases
+    fields = template.get("fields") if isinstance(template.get("fields"), dict) else {}
+    for name, spec in fields.items():
+        if not isinstance(spec, dict):
+            continue
+        at = f"/fields/{escape(name)}"
+        if "join" in spec:
+            releases.narrowings.append(
+                Narrowing(at + "/join", (5, 16), None, "'join' exists from 5.16 (5.13–5.15 reject the template)")
+            )
+        for pointer, text in _strings(spec.get("transform"), at + "/transform"):
+            if _DOTTED.fullmatch(text):
+                releases.narrowings.append(
+                    Narrowing(pointer, (5, 16), None,
+                              f"the dotted placeholder {text} is resolved from 5.16; 5.13–5.15 keep it as a literal string")
+                )
+    defaults = template.get("defaults")
+    if isinstance(defaults, dict):
+        for key, value in defaults.items():
+            spec = fields.get(key)
+            if isinstance(value, (list, dict)) and isinstance(spec, dict) and spec.get("repeats"):
+                releases.narrowings.append(
+                    Narrowing(f"/defaults/{escape(key)}", (5, 21), None,
+                              "before 5.21 this list default is shared between parses: each parse appends to the last one's")
+                )
+    return releases
+
+
+def _walk(node: Any, pointer: str = ""):
+    yield pointer, node
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _walk(value, f"{pointer}/{escape(key)}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _walk(value, f"{pointer}/{i}")
+
+
+def _strings(node: Any, pointer: str):
+    for at, value in _walk(node, pointer):
+        if isinstance(value, str):
+            yield at, value
