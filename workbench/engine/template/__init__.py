@@ -1,0 +1,22 @@
+"""The ``response_template`` engine: what transformers 5.23.0 runs, value for value, event for
+event and error for error (``transformers.utils.chat_parsing``; RESPONSE_TEMPLATE.md §1).
+
+- ``load.py``: checking and compiling a template (the runtime's load-time errors);
+- ``scan.py``: which delimiters are watched, which match wins, what is held back;
+- ``stream.py``: ``ResponseParser`` (regions, events, prefix) and ``parse_response``;
+- ``parsers.py``: the content parsers; ``transform.py``: transforms; ``tools.py``: ``tools=`` casting;
+- ``errors.py``: the one error of ours, a regex stopped at its time limit.
+"""
+
+from .errors import DEFAULT_TIME_LIMIT, TemplateRegexTimeout
+from .load import Template, load_template
+from .stream import ResponseParser, parse_response
+
+__all__ = [
+    "DEFAULT_TIME_LIMIT",
+    "ResponseParser",
+    "Template",
+    "TemplateRegexTimeout",
+    "load_template",
+    "parse_response",
+]

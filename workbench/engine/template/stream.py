@@ -1,0 +1,223 @@
+"""``ResponseParser``: the streaming parser, with transformers 5.23.0's API and events (§1.4, §1.8).
+
+The text is cut into disjoint regions, left to right. One region is current at a time: an
+explicit field (opened by its opener), the implicit field (the one without an opener, opened by
+the first text routed to it), or a sink that drops text when there is no implicit field. Text
+goes to the current region as ``region_chunk`` events; a region that closes is parsed, reshaped,
+its tool calls cast, and stored (``region_close``). The whole text stays in the buffer, since
+patterns may look behind the current position or anchor at its start (``^``).
+
+Errors are the runtime's, raised from the call where it raises them (content and transform errors
+from the ``feed()`` that closes the region, a missing required field from ``finalize()``), with
+the state left as the runtime leaves it. Two additions: a regex that runs past ``time_limit``
+seconds raises ``TemplateRegexTimeout`` naming its template key, and a template whose zero-width
+opener and closer would make the runtime loop forever at one position raises ``RuntimeError``.
+"""
+
+from __future__ import annotations
+
+import logging
+from copy import deepcopy
+from typing import Any
+
+from .errors import DEFAULT_TIME_LIMIT, TemplateRegexTimeout
+from .load import Template, load_template
+from .parsers import CLEAN_CHUNK_PARSERS, parse_content
+from .scan import OPEN, scan, watchlist
+from .tools import cast_tool_calls, tool_parameters
+from .transform import shape
+
+logger = logging.getLogger(__name__)
+
+PREFIX_REQUIRED = (
+    "`ResponseParser`/`parse_response` requires `prefix` (the chat prompt sent to the model before "
+    "generation), because chat templates often pre-write part of the assistant message (e.g. an "
+    "opening `<think>` tag) that the parser must see to parse the output correctly. If the generation "
+    'already contains the complete message, pass `prefix=""` to opt out explicitly.'
+)
+
+
+def _empty(value: Any) -> bool:
+    return value is None or (isinstance(value, (list, dict, str)) and not value)
+
+
+class ResponseParser:
+    """``ResponseParser(template, prefix, *, tools=None)``: ``initial_events`` (from the prefix's
+    tail after the last start anchor), ``feed(chunk) -> events``, ``finalize() -> (message,
+    events)``. ``time_limit`` (ours): seconds allowed for each regex search, None for no limit."""
+
+    def __init__(
+        self,
+        response_template: Any,
+        prefix: str | None = None,
+        *,
+        tools: Any = None,
+        time_limit: float | None = DEFAULT_TIME_LIMIT,
+    ) -> None:
+        self.template: Template = load_template(response_template)
+        if prefix is None:
+            raise ValueError(PREFIX_REQUIRED)
+        self._limit = time_limit
+        self._tool_parameters = tool_parameters(tools)
+        self._buffer = ""
+        self._pos = 0
+        self._output: dict = deepcopy(self.template.defaults)
+        self._current: Any = self.template.implicit
+        self._captures: dict = {}
+        self._body = ""
+        self._opened = False  # explicit regions open at their opener, the implicit one at its first text
+        self._finalized = False
+        self.initial_events: list[dict] = []
+        # Where the generation's region state starts: the prefix tail after the last anchor, or the
+        # whole prefix when no anchor is found (then ``anchor_found`` is False; None for prefix="").
+        self.anchor_found: bool | None = None
+        self.prefix_tail = ""
+        if prefix:
+            self._take_prefix(prefix)
+
+    # The public calls -------------------------------------------------------------------------
+
+    def feed(self, text: str) -> list[dict]:
+        if self._finalized:
+            raise RuntimeError("ResponseParser already finalized")
+        if text:
+            self._buffer += text
+        events: list[dict] = []
+        self._run(events, final=False)
+        return events
+
+    def finalize(self) -> tuple[dict, list[dict]]:
+        if self._finalized:
+            raise RuntimeError("ResponseParser already finalized")
+        events: list[dict] = []
+        self._run(events, final=True)
+        missing = [name for name, field in self.template.fields.items() if not field.optional and name not in self._output]
+        if missing:
+            raise ValueError(f"Required response_template fields missing from parsed output: {missing}")
+        defaults = self.template.defaults
+        self._output = {key: value for key, value in self._output.items() if key in defaults or not _empty(value)}
+        self._finalized = True
+        return self._output, events
+
+    # The prefix -------------------------------------------------------------------------------
+
+    def _take_prefix(self, prefix: str) -> None:
+        anchor = self.template.anchor
+        last_end = None
+        try:
+            for match in anchor.pattern.finditer(prefix, timeout=self._limit):
+                last_end = match.end()
+        except TimeoutError:
+            raise TemplateRegexTimeout((anchor.key,), self._limit) from None
+        if last_end is None:
+            self.anchor_found = False
+            kind = "start_anchor" if anchor.literals is not None else "start_anchor_pattern"
+            logger.info(
+                f"response_template defines {kind} but the anchor was not found in the prefix; "
+                "the parser will process the entire prefix instead."
+            )
+            tail = prefix
+        else:
+            self.anchor_found = True
+            tail = prefix[last_end:]
+        self.prefix_tail = tail
+        if tail:
+            self._buffer = tail
+            self._run(self.initial_events, final=False)
+
+    # The region machine -----------------------------------------------------------------------
+
+    def _run(self, events: list[dict], final: bool) -> None:
+        """Act on every delimiter that can be decided now, then route the text that is safe to
+        route (all of it when ``final``, and close the current region)."""
+        seen_here: set = set()  # region states already met at this position: a repeat loops forever
+        seen_at = -1
+        while True:
+            if self._pos != seen_at:
+                seen_at, seen_here = self._pos, set()
+            state = (self._current, self._opened)
+            if state in seen_here:
+                raise RuntimeError(
+                    f"response_template delimiters match empty text over and over at position {self._pos} "
+                    f"(field {self._current!r}): transformers would loop here forever"
+                )
+            seen_here.add(state)
+            found, hold_from = scan(watchlist(self.template, self._current), self._buffer, self._pos, final, self._limit)
+            if found is None:
+                if final:
+                    if self._pos < len(self._buffer):
+                        self._route(events, self._buffer[self._pos :])
+                        self._pos = len(self._buffer)
+                    self._close(events)
+                elif hold_from > self._pos:
+                    self._route(events, self._buffer[self._pos : hold_from])
+                    self._pos = hold_from
+                return
+            match = found.match
+            if match.start() > self._pos:
+                self._route(events, self._buffer[self._pos : match.start()])
+            self._pos = match.end()
+            if found.kind == OPEN:
+                self._close(events)
+                self._open(events, found.field, match)
+                continue
+            # The implicit region's closer (an explicit region watches only its own).
+            had_text = self._opened
+            self._close(events)
+            if not had_text and match.start() == match.end():
+                return  # the runtime stops here: an empty closer on an empty region
+
+    def _route(self, events: list[dict], text: str) -> None:
+        if not text or self._current is None:
+            return  # the sink: no implicit field
+        field = self.template.fields[self._current]
+        if not self._opened:
+            events.append({"type": "region_open", "field": self._current})
+            self._opened = True
+        self._body += text
+        events.append(
+            {"type": "region_chunk", "field": self._current, "text": text, "dirty": field.content not in CLEAN_CHUNK_PARSERS}
+        )
+
+    def _open(self, events: list[dict], field: Any, match: Any) -> None:
+        self._current = field.name
+        self._captures = {name: value for name, value in match.groupdict().items() if value is not None}
+        self._body = ""
+        self._opened = True
+        events.append({"type": "region_open", "field": field.name})
+
+    def _close(self, events: list[dict]) -> None:
+        """Store the current region's value (if it opened) and return to the implicit region."""
+        if self._current is not None and self._opened:
+            name = self._current
+            field = self.template.fields[name]
+            value = parse_content(self._body, field.content, field.content_args, self._limit, ("fields", name, "content_args"))
+            value = shape(value, field, self._captures)
+            if self._tool_parameters:
+                value = cast_tool_calls(value, self._tool_parameters)
+            if field.join is not None:
+                if not isinstance(value, str):
+                    raise ValueError(
+                        f"Field '{field.name}': 'join' requires each match to parse to a string, got {type(value).__name__}."
+                    )
+                previous = self._output.get(name)
+                self._output[name] = value if previous is None else previous + field.join + value
+            elif field.repeats:
+                self._output.setdefault(name, []).append(value)
+            else:
+                self._output[name] = value
+            events.append({"type": "region_close", "field": name, "value": value})
+        self._current = self.template.implicit
+        self._captures = {}
+        self._body = ""
+        self._opened = False
+
+
+def parse_response(
+    text: str, response_template: Any, *, prefix: str | None = None, tools: Any = None, time_limit: float | None = DEFAULT_TIME_LIMIT
+) -> dict:
+    """The message transformers' ``parse_response`` gives: ``feed(text)`` then ``finalize()``."""
+    parser = ResponseParser(load_template(response_template), prefix=prefix, tools=tools, time_limit=time_limit)
+    parser.feed(text)
+    message, _ = parser.finalize()
+    return message
