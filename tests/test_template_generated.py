@@ -1,0 +1,310 @@
+"""Generated tests of the response_template engine: random templates from the grammar of
+RESPONSE_TEMPLATE.md §1, random outputs and prefixes built from their delimiters, random chunkings.
+
+Two properties: our streaming equals our one-shot parse, and our whole transcript (initial events,
+every ``feed``'s events or error, ``finalize``'s message and events or error) equals what
+transformers 5.23.0 gives for the same chunks. The runtime is reached only through
+``runtime_stream`` / ``runtime_parse`` below, so they can be switched to the shared oracle fixture;
+today they run a python that has transformers 5.23.0 (``WORKBENCH_TF523_PYTHON``, default
+``/tmp/tf523/bin/python``) in a subprocess, and the runtime tests are skipped without it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from test_template_engine import CASES, Raises
+from workbench.engine.template import ResponseParser, parse_response
+
+EXAMPLES = int(os.environ.get("WORKBENCH_TEMPLATE_EXAMPLES", "300"))
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+RUNTIME_PYTHON = os.environ.get("WORKBENCH_TF523_PYTHON", "/tmp/tf523/bin/python")
+RUNTIME_TIMEOUT = 10.0  # seconds per transcript; the runtime loops forever on some templates
+
+# ---- the runtime (transformers 5.23.0), behind two functions ------------------------------------
+
+_SERVER = r"""
+import json, sys
+from transformers.utils.chat_parsing import ResponseParser
+
+def error(exc):
+    return {"error": [type(exc).__name__, str(exc)]}
+
+for line in sys.stdin:
+    request = json.loads(line)
+    out = {}
+    try:
+        parser = ResponseParser(request["template"], prefix=request["prefix"], tools=request["tools"])
+    except Exception as exc:
+        out["init"] = error(exc)
+    else:
+        out["initial"] = parser.initial_events
+        out["steps"] = []
+        for chunk in request["chunks"]:
+            try:
+                out["steps"].append({"events": parser.feed(chunk)})
+            except Exception as exc:
+                out["steps"].append(error(exc))
+        try:
+            message, events = parser.finalize()
+            out["final"] = {"message": message, "events": events}
+        except Exception as exc:
+            out["final"] = error(exc)
+    sys.stdout.write(json.dumps(out) + "\n")
+    sys.stdout.flush()
+"""
+
+
+class _Runtime:
+    """One long-lived runtime process, restarted after a transcript that does not finish in time."""
+
+    def __init__(self) -> None:
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        env = {**os.environ, "TRANSFORMERS_VERBOSITY": "error"}
+        self.process = subprocess.Popen(
+            [RUNTIME_PYTHON, "-c", _SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, text=True, env=env,
+        )
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
+    def run(self, request: dict) -> dict | None:
+        """The transcript, or None when the runtime did not finish (it loops on some templates)."""
+        if self.process is None:
+            self.start()
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        ready, _, _ = select.select([self.process.stdout], [], [], RUNTIME_TIMEOUT)
+        if not ready:
+            self.stop()
+            return None
+        return json.loads(self.process.stdout.readline())
+
+
+_RUNTIME = _Runtime()
+needs_runtime = pytest.mark.skipif(not Path(RUNTIME_PYTHON).exists(), reason="no python with transformers 5.23.0")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _stop_runtime():
+    yield
+    _RUNTIME.stop()
+
+
+def runtime_stream(template: Any, prefix: Any, chunks: list[str], tools: Any = None) -> dict | None:
+    """transformers 5.23.0's transcript of ``ResponseParser(template, prefix, tools=tools)`` fed
+    ``chunks`` and finalized (the shape ``engine_stream`` gives), or None if it did not finish."""
+    return _RUNTIME.run({"template": template, "prefix": prefix, "chunks": chunks, "tools": tools})
+
+
+def runtime_parse(text: str, template: Any, prefix: Any, tools: Any = None) -> Any:
+    """transformers 5.23.0's ``parse_response``: the message, or ``{"error": [type, message]}``."""
+    return outcome_of(runtime_stream(template, prefix, [text], tools))
+
+
+# ---- ours, in the same shape -------------------------------------------------------------------
+
+
+def _error(exc: Exception) -> dict:
+    return {"error": [type(exc).__name__, str(exc)]}
+
+
+def engine_stream(template: Any, prefix: Any, chunks: list[str], tools: Any = None) -> dict:
+    out: dict = {}
+    try:
+        parser = ResponseParser(template, prefix=prefix, tools=tools)
+    except Exception as exc:  # noqa: BLE001 - the error is part of the transcript
+        out["init"] = _error(exc)
+        return out
+    out["initial"] = parser.initial_events
+    out["steps"] = []
+    for chunk in chunks:
+        try:
+            out["steps"].append({"events": parser.feed(chunk)})
+        except Exception as exc:  # noqa: BLE001
+            out["steps"].append(_error(exc))
+    try:
+        message, events = parser.finalize()
+        out["final"] = {"message": message, "events": events}
+    except Exception as exc:  # noqa: BLE001
+        out["final"] = _error(exc)
+    return out
+
+
+def outcome_of(transcript: dict | None) -> Any:
+    """The first error of a transcript, else its message (what a one-shot parse gives)."""
+    if transcript is None:
+        return None
+    if "init" in transcript:
+        return transcript["init"]
+    for step in transcript["steps"]:
+        if "error" in step:
+            return step
+    final = transcript["final"]
+    return final if "error" in final else final["message"]
+
+
+def as_json(value: Any) -> str:
+    """Values compared by their JSON text: key order, int/float and True/1 all count."""
+    return json.dumps(value)
+
+
+def loops(transcript: dict) -> bool:
+    """Our engine stopped a template on which the runtime would loop forever."""
+    return "loop here forever" in json.dumps(transcript)
+
+
+# ---- the grammar -------------------------------------------------------------------------------
+
+LITERALS = ["<a>", "</a>", "<b>", "</b>", "<t>", "</t>", "END", "ENDX", "[", "]", "<", "<<", "||", "\n\n"]
+OPEN_PATTERNS = [r"\s*<a>", r"<f=(?P<name>\w+)>", r"<(?P<name>[a-z])>", r"<b>\s*", r"\[+", r"(?:^|<t>)"]
+CLOSE_PATTERNS = [r"\s*</a>", r"</f>", r"</(?P<tail>[a-z])>", r"\n?END", r"\]", r"$", r"(?=!)", r"\s*<eot>"]
+FILLER = ["x", "yz", " ", "\n", "1", "2.5", "true", "!", '{"k": 1}', '{"function": {"name": "f", "arguments": {"i": "7"}}}',
+          "<eot>", "<f=f>", "</f>", "<q>", "</q>", "@@", "<f", "EN"]
+
+
+def literal_or_list():
+    return st.one_of(st.sampled_from(LITERALS), st.lists(st.sampled_from(LITERALS), min_size=1, max_size=3))
+
+
+@st.composite
+def fields(draw, name: str, explicit: bool) -> dict:
+    spec: dict = {}
+    if explicit:
+        if draw(st.booleans()):
+            spec["open"] = draw(literal_or_list())
+        else:
+            spec["open_pattern"] = draw(st.sampled_from(OPEN_PATTERNS))
+    close = draw(st.sampled_from(["none", "literal", "pattern"]))
+    if close == "literal":
+        spec["close"] = draw(literal_or_list())
+    elif close == "pattern":
+        spec["close_pattern"] = draw(st.sampled_from(CLOSE_PATTERNS))
+    content = draw(st.sampled_from(["text", "text", "text", "json", "json", "int", "bool", "kv-lines"]))
+    if content != "text":
+        spec["content"] = content
+    if content == "json" and draw(st.booleans()):
+        spec["content_args"] = {"allow_non_json": True}
+    if draw(st.booleans()):
+        spec["content_args"] = {**spec.get("content_args", {}), "strip": False}
+    if draw(st.integers(0, 3)) == 0:
+        spec["repeats"] = True
+        if draw(st.booleans()):
+            spec["join"] = draw(st.sampled_from(["", "+"]))
+    if draw(st.integers(0, 15)) == 7:  # not 0: hypothesis draws the bounds often
+        spec["optional"] = False
+    grouped = "?P<" in spec.get("open_pattern", "") + spec.get("close_pattern", "")
+    if grouped and draw(st.integers(0, 5)):  # mostly the transform the groups need
+        spec["transform"] = {"v": "{content}", "n": "{name}"} if "?P<name>" in spec.get("open_pattern", "") else "{content}"
+    elif draw(st.integers(0, 2)) == 0:
+        spec["transform"] = draw(
+            st.sampled_from(
+                ["{content}", {"v": "{content}", "n": "{name}"}, {"function": {"name": "f", "arguments": "{content}"}},
+                 "{content.k}", {"lit": ["{}", 1, None]}]
+            )
+        )
+    return spec
+
+
+@st.composite
+def templates(draw) -> dict:
+    names = draw(st.lists(st.sampled_from(["a", "b", "tool_calls"]), min_size=1, max_size=3, unique=True))
+    spec_fields = {name: draw(fields(name, True)) for name in names}
+    if draw(st.booleans()):
+        spec_fields["content"] = draw(fields("content", False))
+    order = draw(st.permutations(list(spec_fields)))
+    template: dict = {"fields": {name: spec_fields[name] for name in order}}
+    if draw(st.booleans()):
+        template["start_anchor"] = draw(st.sampled_from(["@@", ["@@", "##"]]))
+    else:
+        template["start_anchor_pattern"] = draw(st.sampled_from(["@@", "@+", "#\\d"]))
+    if draw(st.booleans()):
+        template["defaults"] = draw(st.sampled_from([{"role": "assistant"}, {"a": ""}, {"tool_calls": []}]))
+    return template
+
+
+def pieces_of(template: dict) -> list[str]:
+    pieces = list(FILLER)
+    for spec in template["fields"].values():
+        for key in ("open", "close"):
+            value = spec.get(key)
+            pieces.extend([value] if isinstance(value, str) else value or [])
+    pieces += ["<a>", "</a>", "<b>", "<f=g>", "<t>", "]", "[[", "#1"]
+    return pieces
+
+
+@st.composite
+def scenarios(draw) -> tuple:
+    template = draw(templates())
+    pieces = pieces_of(template)
+    text = "".join(draw(st.lists(st.sampled_from(pieces), min_size=2, max_size=14)))
+    prefix = draw(st.one_of(st.just(""), st.lists(st.sampled_from(pieces + ["@@", "##"]), max_size=6).map("".join)))
+    cuts = sorted(draw(st.lists(st.integers(0, len(text)), max_size=6)))
+    chunks = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+    tools = draw(st.sampled_from([None, [{"name": "f", "parameters": {"properties": {"i": {"type": "integer"}}}}]]))
+    return template, prefix, text, chunks, tools
+
+
+# ---- the properties ----------------------------------------------------------------------------
+
+
+@SETTINGS
+@given(scenarios())
+def test_streaming_equals_one_shot(scenario):
+    template, prefix, text, chunks, tools = scenario
+    streamed = engine_stream(template, prefix, chunks, tools)
+    if loops(streamed):
+        return
+    try:
+        whole = parse_response(text, template, prefix=prefix, tools=tools)
+    except Exception as exc:  # noqa: BLE001
+        whole = _error(exc)
+    if as_json(outcome_of(streamed)) != as_json(whole):
+        # The runtime's one exception: an empty closer on an empty region stops the parse where it
+        # meets it, and where that is depends on the chunks. Then the runtime must disagree too.
+        runtime = runtime_stream(template, prefix, chunks, tools) if Path(RUNTIME_PYTHON).exists() else None
+        assert runtime is not None and as_json(outcome_of(runtime)) == as_json(outcome_of(streamed))
+        assert as_json(runtime_parse(text, template, prefix, tools)) == as_json(whole)
+
+
+@needs_runtime
+@SETTINGS
+@given(scenarios())
+def test_transcript_equals_the_runtime(scenario):
+    template, prefix, _text, chunks, tools = scenario
+    ours = engine_stream(template, prefix, chunks, tools)
+    if loops(ours):
+        assert runtime_stream(template, prefix, chunks, tools) is None
+        return
+    assert as_json(ours) == as_json(runtime_stream(template, prefix, chunks, tools))
+
+
+@needs_runtime
+@pytest.mark.parametrize("case", list(CASES))
+def test_hand_written_case_agrees_with_the_runtime(case):
+    template, text, prefix, tools, expected = CASES[case]
+    runtime = runtime_parse(text, template, prefix, tools)
+    if isinstance(expected, Raises):
+        assert runtime == {"error": [expected.kind.__name__, expected.message]}
+    else:
+        assert as_json(runtime) == as_json(expected)
+    for size in (1, 3):
+        chunks = [text[i : i + size] for i in range(0, len(text), size)]
+        assert as_json(engine_stream(template, prefix, chunks, tools)) == as_json(
+            runtime_stream(template, prefix, chunks, tools)
+        )
