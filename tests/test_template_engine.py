@@ -543,6 +543,20 @@ CASES: dict[str, tuple] = {
         None,
         {"alpha": "x"},
     ),
+    "keep-out-resets-the-start-after-a-region": (
+        tpl({"p": {"open": "<", "close": ">"}, "c": {"close_pattern": "x<o>\\Ky"}}),
+        "x<o>yz",
+        "",
+        None,
+        {"c": "yz", "p": "o"},
+    ),
+    "search-start-anchor-after-a-region": (
+        tpl({"p": {"open": "<", "close": ">"}, "c": {"close_pattern": "\\G!"}}),
+        "a<b>!c",
+        "",
+        None,
+        {"c": "c", "p": "b"},
+    ),
     # §1.4.4-7 regions and values
     "captures-into-transform": (
         tpl({"t": {"open_pattern": "<f=(?P<name>\\w+)>", "close": "</f>", "transform": {"n": "{name}", "c": "{content}"}}}),

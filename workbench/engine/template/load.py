@@ -37,6 +37,11 @@ FIELD_KEYS = frozenset(
 )
 
 
+# What may make a pattern's match depend on where the search starts (see Delimiter.reusable):
+# \G, \K, inline reverse/best-match/enhance-match flags, fuzzy constraints. Over-broad on purpose.
+POSITION_DEPENDENT = regex.compile(r"\\[GK]|\(\?[a-zA-Z0-9-]*[rbe][a-zA-Z0-9-]*[:)]|\{[^}]*[edis]")
+
+
 @dataclass(frozen=True)
 class Delimiter:
     """One compiled delimiter. ``literals`` is None for a ``*_pattern`` regex."""
@@ -45,6 +50,10 @@ class Delimiter:
     literals: tuple[str, ...] | None
     can_grow: bool  # a literal list with one literal a strict prefix of another
     key: str  # the template key it came from: "open", "close_pattern", "start_anchor", ...
+    # Whether a match found searching from one position is also the one found from any later
+    # position up to its start (true of literals, and of patterns without ``\G``, reverse or
+    # best-match flags, or fuzzy matching): the scanner then need not search again.
+    reusable: bool = True
 
 
 @dataclass(frozen=True)
@@ -101,7 +110,7 @@ def _delimiter(scope: str, spec: dict, literal_key: str, pattern_key: str) -> De
             pattern = regex.compile(spec[pattern_key], regex.DOTALL)
         except regex.error as exc:
             raise ValueError(f"{scope}: invalid {pattern_key} regex: {exc}") from exc
-        return Delimiter(pattern, None, False, pattern_key)
+        return Delimiter(pattern, None, False, pattern_key, not POSITION_DEPENDENT.search(spec[pattern_key]))
     return None
 
 

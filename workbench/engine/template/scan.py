@@ -48,7 +48,24 @@ def watchlist(template: Template, current: Any) -> list[Watched]:
     return watched
 
 
-def _search(watched: Watched, buffer: str, pos: int, final: bool, limit: float | None) -> Any:
+def _search(watched: Watched, buffer: str, pos: int, final: bool, limit: float | None, memo: dict | None) -> Any:
+    """The delimiter's leftmost match (or partial match) from ``pos``. ``memo`` keeps the last
+    search of each delimiter over this same buffer: its match is still the leftmost while ``pos``
+    has not passed its start (or, when nothing matched, it still does not), which keeps a long
+    one-shot parse linear instead of searching to the end of the text once per region."""
+    delimiter = watched.delimiter
+    key = (watched.kind, watched.field.name)
+    if memo is not None and delimiter.reusable and key in memo:
+        searched_from, match = memo[key]
+        if searched_from <= pos and (match is None or match.start() >= pos):
+            return match
+    match = _search_now(watched, buffer, pos, final, limit)
+    if memo is not None:
+        memo[key] = (pos, match)
+    return match
+
+
+def _search_now(watched: Watched, buffer: str, pos: int, final: bool, limit: float | None) -> Any:
     delimiter = watched.delimiter
     try:
         if final:
@@ -68,15 +85,16 @@ def _may_change(delimiter: Delimiter, match: Any, buffer_end: int) -> bool:
 
 
 def scan(
-    watched: list[Watched], buffer: str, pos: int, final: bool, limit: float | None
+    watched: list[Watched], buffer: str, pos: int, final: bool, limit: float | None, memo: dict | None = None
 ) -> tuple[Found | None, int]:
     """The delimiter match to act on now (or None), and where held-back text starts
-    (``len(buffer)`` when nothing is held). With ``final`` nothing is pending."""
+    (``len(buffer)`` when nothing is held). With ``final`` nothing is pending. ``memo``: a dict
+    kept by the caller for as long as ``buffer`` and ``final`` stay the same."""
     winner: Found | None = None
     winner_rank: tuple | None = None
     hold_from = len(buffer)
     for entry in watched:
-        match = _search(entry, buffer, pos, final, limit)
+        match = _search(entry, buffer, pos, final, limit, memo)
         if match is None:
             continue
         if not final and (match.partial or _may_change(entry.delimiter, match, len(buffer))):

@@ -132,6 +132,7 @@ class ResponseParser:
         route (all of it when ``final``, and close the current region)."""
         seen_here: set = set()  # region states already met at this position: a repeat loops forever
         seen_at = -1
+        memo: dict = {}  # the scanner's searches over this buffer (see scan._search)
         while True:
             if self._pos != seen_at:
                 seen_at, seen_here = self._pos, set()
@@ -142,7 +143,9 @@ class ResponseParser:
                     f"(field {self._current!r}): transformers would loop here forever"
                 )
             seen_here.add(state)
-            found, hold_from = scan(watchlist(self.template, self._current), self._buffer, self._pos, final, self._limit)
+            found, hold_from = scan(
+                watchlist(self.template, self._current), self._buffer, self._pos, final, self._limit, memo
+            )
             if found is None:
                 if final:
                     if self._pos < len(self._buffer):
