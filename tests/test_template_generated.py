@@ -308,3 +308,86 @@ def test_hand_written_case_agrees_with_the_runtime(case):
         assert as_json(engine_stream(template, prefix, chunks, tools)) == as_json(
             runtime_stream(template, prefix, chunks, tools)
         )
+
+
+# ---- focused: the content parsers and tools casting ---------------------------------------------
+
+BODY_BITS = ["{", "}", "[", "]", ",", ":", '"', "'", "a", "é", "日", "_1", " ", "\n", "1", "2.5", "true", "null", '<|"|>',
+             "<<", ">>", "\\", "\x01", "<k>", "</k>", "<p=x>", "</p>", "=", "k: v", "\r\n", "<k/>", "١", "{a:", ",b:"]
+VALUE_PARSERS = [None, {"name": "json", "args": {"allow_non_json": True}}, {"name": "int"}, {"name": "bool"},
+                 {"name": "text", "args": {"strip": False}}, {"name": "kv-lines"}, {}, {"name": "yaml"}]
+
+
+def _some_of(options: dict):
+    """Dicts holding any subset of ``options``' keys, each with one of its values."""
+    return st.fixed_dictionaries({}, optional={key: st.sampled_from(values) for key, values in options.items()})
+
+
+CONTENT_ARGS = {
+    "json": _some_of({"unquoted_keys": [True, False, "x"], "allow_non_json": [True, False], "strip": [True, False],
+                      "string_delims": [[], [['<|"|>', '<|"|>']], [["'", "'"]], [["<<", ">>"], ["'", "'"]], [["a", "a"]]]}),
+    "xml-inline": _some_of({
+        "tag_pattern": [r"<(?P<key>\w+)>(?P<value>.*?)</(?P=key)>", r"<p=(?P<key>\w+)>(?P<value>.*?)</p>",
+                        r"(?P<key>\w)(?P<value>\d)?", r"<(?P<key>\w+)/>", r"(?P<key>\w*)", r"<(\w)>"],
+        "merge_duplicates": [True, False], "value_parser": VALUE_PARSERS}),
+    "kv-lines": _some_of({"line_sep": ["\n", ",", "\r\n", "ab", ""], "kv_sep": [":", "=", ": ", "é"], "strip": [True, False],
+                          "value_parser": VALUE_PARSERS}),
+    "text": _some_of({"strip": [True, False, "no", 0]}),
+    "int": _some_of({"strip": [True, False]}),
+    "float": _some_of({"strip": [True, False]}),
+    "bool": _some_of({"strip": [True, False]}),
+}
+
+
+@st.composite
+def parser_cases(draw) -> tuple:
+    content = draw(st.sampled_from(sorted(CONTENT_ARGS)))
+    field = {"open": "<<<", "close": ">>>", "content": content, "content_args": draw(CONTENT_ARGS[content])}
+    body = "".join(draw(st.lists(st.sampled_from(BODY_BITS), max_size=12)))
+    return {"start_anchor": "@", "fields": {"x": field}}, "<<<" + body + ">>>"
+
+
+@needs_runtime
+@SETTINGS
+@given(parser_cases())
+def test_content_parsers_equal_the_runtime(case):
+    template, text = case
+    assert as_json(engine_stream(template, "", [text])) == as_json(runtime_stream(template, "", [text]))
+
+
+ARGUMENT_TEXTS = ["7", "007", " 7 ", "3.0", "3.5", "1e3", "1E400", "nan", "inf", "-inf", "1_000", "٣", "0x10", "true", "TRUE",
+                  " false ", "1", "0", "null", "None", "{}", "[]", "[1]", '{"a": 1}', "", "abc", "1.", ".5", "+5", "-0", "9" * 30]
+TYPE_NAMES = ["integer", "number", "boolean", "null", "object", "array", "string", "foo"]
+property_schemas = st.recursive(
+    st.fixed_dictionaries({}, optional={
+        "type": st.one_of(st.sampled_from(TYPE_NAMES), st.lists(st.sampled_from(TYPE_NAMES), max_size=3)),
+        "nullable": st.sampled_from([True, False]),
+    }),
+    lambda inner: st.fixed_dictionaries({}, optional={
+        "anyOf": st.lists(inner, max_size=2), "oneOf": st.lists(inner, max_size=2), "type": st.sampled_from(TYPE_NAMES),
+    }),
+    max_leaves=4,
+)
+
+
+@st.composite
+def tool_cases(draw) -> tuple:
+    keys = draw(st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=1, unique=True))
+    arguments = {
+        key: draw(st.one_of(st.sampled_from(ARGUMENT_TEXTS), st.lists(st.sampled_from(ARGUMENT_TEXTS), max_size=3), st.just(5)))
+        for key in keys
+    }
+    properties = {key: draw(property_schemas) for key in keys if draw(st.booleans()) or key == "a"}
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": properties}}}]
+    call = {"function": {"name": draw(st.sampled_from(["f", "g"])), "arguments": arguments}}
+    value = draw(st.sampled_from([call, [call, [call]]]))
+    template = {"start_anchor": "@", "fields": {"calls": {"open": "<c>", "close": "</c>", "content": "json"}}}
+    return template, "<c>" + json.dumps(value) + "</c>", tools
+
+
+@needs_runtime
+@SETTINGS
+@given(tool_cases())
+def test_tools_casting_equals_the_runtime(case):
+    template, text, tools = case
+    assert as_json(engine_stream(template, "", [text], tools)) == as_json(runtime_stream(template, "", [text], tools))
