@@ -51,7 +51,7 @@ class Delimiter:
     can_grow: bool  # a literal list with one literal a strict prefix of another
     key: str  # the template key it came from: "open", "close_pattern", "start_anchor", ...
     # Whether a match found searching from one position is also the one found from any later
-    # position up to its start (true of literals, and of patterns without ``\G``, reverse or
+    # position up to its start (true of literals, and of patterns without ``\G``, ``\K``, reverse or
     # best-match flags, or fuzzy matching): the scanner then need not search again.
     reusable: bool = True
 
