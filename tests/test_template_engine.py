@@ -1152,3 +1152,15 @@ def test_zero_width_opener_and_closer_at_one_position_raise_instead_of_looping()
     template = tpl({"o": {"open_pattern": "(?=a)", "close_pattern": "(?=a)"}, "c": {}})
     with pytest.raises(RuntimeError, match="loop here forever"):
         parse_response("xab", template, prefix="")
+
+
+def test_a_long_output_with_an_absent_opener_parses_in_linear_time():
+    import time
+
+    template = {**SMOL, "fields": {**SMOL["fields"], "never": {"open": "<never>", "close": "</never>"}}}
+    unit = "<think>" + "reasoning " * 50 + "</think>text " * 3 + '<tool_call>{"name": "f", "arguments": {}}</tool_call>'
+    text = unit * 3000  # ~1.8 MB, 12,000 regions: searching to the end once per region takes ~10 s
+    started = time.monotonic()
+    message = parse_response(text, template, prefix="")
+    assert len(message["tool_calls"]) == 3000
+    assert time.monotonic() - started < 3.0
