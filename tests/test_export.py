@@ -11,6 +11,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+from fallback_templates import QWEN3
 
 from workbench.engine.export import ExportRefused, export_schema, verify_tokenizer_dir
 
@@ -256,3 +257,27 @@ def test_a_file_that_cannot_be_staged_leaves_the_others_untouched(tmp_path):
     with pytest.raises(WriteError):
         atomic_write_all([(first, "new"), (tmp_path / "missing" / "b.json", "new")])
     assert first.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["a.json"]
+
+
+def test_a_template_exports_as_response_template_and_verifies(tokenizer_dir, tmp_path):
+    template = tmp_path / "template.json"
+    template.write_text(json.dumps(QWEN3), encoding="utf-8")
+    config_before = json.loads((tokenizer_dir / "tokenizer_config.json").read_text(encoding="utf-8"))
+    result = run("export", str(template), "--tokenizer-dir", str(tokenizer_dir), "--verify", "--sample", str(SAMPLE))
+    assert result.returncode == 0, result.stderr
+    assert "is a response_template" in result.stderr and "5.13 and later read response_template" in result.stderr
+    config = json.loads((tokenizer_dir / "tokenizer_config.json").read_text(encoding="utf-8"))
+    assert config["response_template"] == QWEN3 and "response_schema" not in config
+    assert {k: v for k, v in config.items() if k != "response_template"} == config_before
+    assert "verify: response_template loaded back unchanged" in result.stdout
+    assert 'verify: parse_response on the sample agrees with the workbench (prefix="")' in result.stdout
+
+
+def test_a_template_transformers_would_reject_is_not_exported(tokenizer_dir, tmp_path):
+    template = tmp_path / "template.json"
+    template.write_text(json.dumps(dict(QWEN3, version=2)), encoding="utf-8")
+    before = snapshot(tokenizer_dir)
+    result = run("export", str(template), "--tokenizer-dir", str(tokenizer_dir), "-o", str(tmp_path / "out.json"))
+    assert result.returncode == 2
+    assert "Unsupported response_template version: 2" in result.stderr and "nothing was written" in result.stderr
+    assert snapshot(tokenizer_dir) == before and not (tmp_path / "out.json").exists()

@@ -1,4 +1,5 @@
-"""``workbench export``: ship a schema as a JSON file or inside a tokenizer folder."""
+"""``workbench export``: ship a response schema or template as a JSON file or inside a tokenizer
+folder (as the ``response_schema`` or ``response_template`` key, by the file's format)."""
 
 from __future__ import annotations
 
@@ -7,16 +8,18 @@ from typing import Optional
 
 import typer
 
-from ..engine.export import VERSION_NOTE, ExportRefused, export_schema, require_transformers, verify_tokenizer_dir
+from ..engine.export import ExportRefused, export_schema, require_transformers, verify_tokenizer_dir, version_note
+from ..engine.formats import format_of
 from ..files import InputError, load_schema, read_sample
 from .output import FAILED, UNUSABLE, emit, say, stop
 
 
 def export(
-    schema: Path = typer.Argument(..., help="The response schema (JSON)."),
+    schema: Path = typer.Argument(..., help="The response schema or response template (JSON)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the schema as clean JSON here."),
     tokenizer_dir: Optional[Path] = typer.Option(
-        None, "--tokenizer-dir", help="Set response_schema in DIR/tokenizer_config.json, keeping every other key."
+        None, "--tokenizer-dir",
+        help="Set response_schema (or response_template) in DIR/tokenizer_config.json, keeping every other key."
     ),
     verify: bool = typer.Option(False, "--verify", help="Load the tokenizer folder with transformers and check it."),
     sample: Optional[Path] = typer.Option(None, "--sample", help="With --verify: also compare parse_response on this output."),
@@ -33,11 +36,12 @@ def export(
         report = export_schema(schema_value, out=out, tokenizer_dir=tokenizer_dir)
     except (InputError, ExportRefused) as exc:
         raise stop(f"error: {exc}; nothing was written", UNUSABLE)
+    say(f"note: {schema} is a {format_of(schema_value)}")
     for problem in report.warnings:
         say(f"{schema}: {problem}")
     for path in report.written:
         emit(f"wrote {path}\n")
-    say(f"note: {VERSION_NOTE}")
+    say(f"note: {version_note(schema_value)}")
     if verify:
         try:
             result = verify_tokenizer_dir(tokenizer_dir, schema_value, sample_text)

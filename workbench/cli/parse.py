@@ -1,4 +1,5 @@
-"""``workbench parse``: run a schema on one raw output and print the message dict."""
+"""``workbench parse``: run a parser file on one raw output and print the message dict. The file's
+format decides the engine: a response_template (it has ``fields``) or a response_schema."""
 
 from __future__ import annotations
 
@@ -8,9 +9,12 @@ from typing import Optional
 import typer
 
 from ..engine import errors, trace, validate
+from ..engine.formats import format_of
+from ..engine.versions import TEMPLATE
 from ..files import InputError, dump_json, load_schema, read_sample
 from ..samples import family_schema
 from .output import FAILED, UNUSABLE, emit, say, stop
+from .template_parse import describe_prompt, parse_with_template, prompt_for, tools_from
 
 
 def parse(
@@ -18,9 +22,17 @@ def parse(
     schema: Optional[Path] = typer.Option(
         None, "--schema", "-s", help="The response schema (default: schemas/<family>.json for samples under sample_outputs/<family>/)."
     ),
-    show_trace: bool = typer.Option(False, "--trace", help="Print the trace: spans, matches and values per node."),
+    show_trace: bool = typer.Option(False, "--trace", help="Print the trace: spans, matches and values per node (schemas)."),
+    prefix: Optional[str] = typer.Option(None, "--prefix", help="Templates: the generation prompt (prefix=)."),
+    prefix_file: Optional[Path] = typer.Option(
+        None, "--prefix-file", help="Templates: read the prompt from FILE (default: <case>.prompt.txt beside SAMPLE)."
+    ),
+    tools: Optional[Path] = typer.Option(None, "--tools", help="Templates: JSON tool definitions for tools= argument casting."),
+    stream: bool = typer.Option(False, "--stream", help="Templates: the event stream as JSON lines, as ResponseParser gives it."),
+    chunk: int = typer.Option(4, "--chunk", help="With --stream: characters per feed()."),
 ) -> None:
-    """Parse SAMPLE with SCHEMA and print the message as JSON, as transformers would give it."""
+    """Parse SAMPLE with SCHEMA (a response_schema or a response_template) and print the message
+    as JSON, as transformers would give it."""
     try:
         text = read_sample(sample)
         if schema is None:
@@ -32,8 +44,21 @@ def parse(
                     "sample_outputs/<family>/ beside a schemas/<family>.json"
                 )
         schema_value = load_schema(schema)
+        kind = format_of(schema_value)
+        if kind == TEMPLATE:
+            prompt, source = prompt_for(sample, prefix, prefix_file)
+            tool_definitions = tools_from(tools)
     except InputError as exc:
         raise stop(f"error: {exc}", UNUSABLE)
+    say(f"note: {schema} is a {kind}")
+    if kind == TEMPLATE:
+        if show_trace:
+            raise stop("error: --trace is for response schemas; the template trace is not built yet", UNUSABLE)
+        describe_prompt(source)
+        parse_with_template(sample, text, schema, schema_value, prompt, tool_definitions, stream, chunk)
+        return
+    if stream or prefix is not None or prefix_file is not None or tools is not None:
+        raise stop(f"error: {schema} is a response_schema: --prefix, --prefix-file, --tools and --stream are for response templates", UNUSABLE)
     problems = validate(schema_value)
     for problem in problems:
         say(f"{schema}: {problem}")

@@ -1,4 +1,5 @@
-"""``workbench validate``: every problem in a schema, with its path."""
+"""``workbench validate``: every problem in a parser file, with its path, and the transformers
+releases that read it and give the same result."""
 
 from __future__ import annotations
 
@@ -7,12 +8,16 @@ from pathlib import Path
 import typer
 
 from ..engine import errors, validate as validate_schema
+from ..engine.formats import format_of
+from ..engine.template import load_template
+from ..engine.versions import TEMPLATE, schema_releases, template_releases
 from ..files import InputError, parse_schema_text, read_text
 from .output import FAILED, OK, UNUSABLE, emit, stop
 
 
-def validate(schema: Path = typer.Argument(..., help="The response schema (JSON).")) -> None:
-    """Check SCHEMA: print 'ok', or every problem with its JSON pointer (exit 1 on errors)."""
+def validate(schema: Path = typer.Argument(..., help="The response schema or response template (JSON).")) -> None:
+    """Check SCHEMA: print 'ok', or every problem with its JSON pointer (exit 1 on errors), then
+    which transformers releases read it."""
     try:
         text = read_text(schema, "schema")
     except InputError as exc:
@@ -21,10 +26,31 @@ def validate(schema: Path = typer.Argument(..., help="The response schema (JSON)
         value = parse_schema_text(text, str(schema))
     except InputError as exc:
         raise stop(f"error: {exc}", FAILED)
+    if format_of(value) == TEMPLATE:
+        _validate_template(schema, value)
     problems = validate_schema(value)
     for problem in problems:
         emit(f"{schema}: {problem}\n")
     if errors(problems):
         raise typer.Exit(FAILED)
     emit("ok\n" if not problems else f"ok ({len(problems)} warning{'s' if len(problems) > 1 else ''})\n")
+    _releases(schema, schema_releases(value))
     raise typer.Exit(OK)
+
+
+def _validate_template(path: Path, value) -> None:
+    """A template is checked as transformers 5.23.0 checks it when it loads: the first error, in
+    its words (the runtime stops at the first)."""
+    try:
+        load_template(value)
+    except ValueError as exc:
+        emit(f"{path}: error {exc}\n")
+        raise typer.Exit(FAILED)
+    emit("ok\n")
+    _releases(path, template_releases(value))
+    raise typer.Exit(OK)
+
+
+def _releases(path: Path, releases) -> None:
+    for line in releases.describe():
+        emit(f"{path}: {line}\n")

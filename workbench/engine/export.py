@@ -1,7 +1,9 @@
-"""Shipping a schema: as a JSON file, or as the ``response_schema`` key of a tokenizer folder.
+"""Shipping a parser: as a JSON file, or as the ``response_schema`` or ``response_template`` key
+(by the file's format) of a tokenizer folder.
 
-Both refuse a schema that ``validate`` finds errors in, and write atomically: a refused or
-interrupted export leaves every file byte for byte as it was. The CLI and the TUI call these.
+Both refuse a schema that ``validate`` finds errors in, or a template transformers would reject
+when it loads, and write atomically: a refused or interrupted export leaves every file byte for
+byte as it was. The CLI and the TUI call these.
 """
 
 from __future__ import annotations
@@ -12,15 +14,27 @@ from pathlib import Path
 from typing import Any
 
 from ..files import InputError, WriteError, atomic_write_all, dump_json, parse_schema_text, read_text
+from .formats import format_of
+from .template import load_template
 from .validate import Problem, errors, validate
+from .versions import TEMPLATE
 
 CONFIG_NAME = "tokenizer_config.json"
 
 VERSION_NOTE = (
-    "transformers 5.0 to 5.14 read response_schema; 5.15 and later drop it silently when the "
+    "transformers 5.3 to 5.14 read response_schema; 5.15 and later drop it silently when the "
     "tokenizer loads (they read only response_template), so parse_response there will not use "
-    "this schema. Tell your users to pin transformers>=5.0,<5.15."
+    "this schema. Tell your users to pin transformers>=5.3,<5.15."
 )
+TEMPLATE_NOTE = (
+    "transformers 5.13 and later read response_template (5.13 and 5.14 prefer it to a "
+    "response_schema and then require prefix= in parse_response); 'workbench validate' names the "
+    "releases that give the same result."
+)
+
+
+def version_note(value: Any) -> str:
+    return TEMPLATE_NOTE if format_of(value) == TEMPLATE else VERSION_NOTE
 
 
 class ExportRefused(Exception):
@@ -34,6 +48,12 @@ class ExportReport:
 
 
 def _checked(schema: Any) -> list[Problem]:
+    if format_of(schema) == TEMPLATE:
+        try:
+            load_template(schema)
+        except ValueError as exc:
+            raise ExportRefused(f"transformers would reject this response_template when it loads: {exc}") from None
+        return []
     problems = validate(schema)
     bad = errors(problems)
     if bad:
@@ -80,7 +100,7 @@ def _config_with_schema(folder: Path, schema: Any) -> tuple[Path, str]:
     if not isinstance(config, dict):
         raise ExportRefused(f"{path}: a tokenizer config must be a JSON object")
     # Replacing the value keeps the key where it was; a new key goes last. Nothing else changes.
-    config["response_schema"] = schema
+    config[format_of(schema)] = schema
     return path, dump_json(config)
 
 
@@ -105,7 +125,7 @@ def export_to(schema_text: str, target: Path, sample_text: str | None = None) ->
             lines.append(f"not verified: {exc}")
     if report.warnings:
         lines.append(f"{len(report.warnings)} warning(s)")
-    return lines + [VERSION_NOTE]
+    return lines + [version_note(schema)]
 
 
 @dataclass
@@ -138,18 +158,33 @@ def verify_tokenizer_dir(tokenizer_dir: str | Path, schema: Any, sample_text: st
         tokenizer = AutoTokenizer.from_pretrained(str(tokenizer_dir))
     except Exception as exc:  # whatever the loader raises, the user needs its words
         return Verification(False, lines + [f"transformers could not load {tokenizer_dir}: {exc}"])
-    loaded = getattr(tokenizer, "response_schema", None)
+    key = format_of(schema)
+    loaded = getattr(tokenizer, key, None)
     if json.dumps(loaded) != json.dumps(schema):  # strict: key order and 1 vs 1.0 count
-        lines.append("the loaded tokenizer's response_schema differs from the exported schema"
-                     + (" (this transformers drops response_schema)" if loaded is None else ""))
+        lines.append(f"the loaded tokenizer's {key} differs from the exported one"
+                     + (f" (this transformers does not read {key})" if loaded is None else ""))
         return Verification(False, lines)
-    lines.append("response_schema loaded back unchanged")
+    lines.append(f"{key} loaded back unchanged")
     if sample_text is not None:
-        theirs, ours = _outcome(lambda: tokenizer.parse_response(sample_text)), _outcome(lambda: parse_response(sample_text, schema))
+        if key == TEMPLATE:
+            from .template import parse_response as template_parse
+
+            def theirs_call():
+                return tokenizer.parse_response(sample_text, prefix="")
+
+            def ours_call():
+                return template_parse(sample_text, schema, prefix="")
+        else:
+            def theirs_call():
+                return tokenizer.parse_response(sample_text)
+
+            def ours_call():
+                return parse_response(sample_text, schema)
+        theirs, ours = _outcome(theirs_call), _outcome(ours_call)
         if theirs[0] != ours[0] or (theirs[0] == "value" and theirs != ours):
             lines.append(f"parse_response differs on the sample: transformers gave {theirs[1]!r}, the workbench {ours[1]!r}")
             return Verification(False, lines)
-        lines.append("parse_response on the sample agrees with the workbench")
+        lines.append("parse_response on the sample agrees with the workbench" + (' (prefix="")' if key == TEMPLATE else ""))
     return Verification(True, lines)
 
 
@@ -157,5 +192,5 @@ def _outcome(call) -> tuple[str, str]:
     """("value", its JSON) or ("error", its first line): values must match exactly, errors in kind."""
     try:
         return "value", json.dumps(call())
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
         return "error", str(exc).splitlines()[0] if str(exc) else type(exc).__name__

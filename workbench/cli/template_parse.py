@@ -1,0 +1,86 @@
+"""``workbench parse`` on a response_template: the message, or the event stream, as transformers
+5.23.0 gives them for this output and prompt."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Optional
+
+from ..engine.template import ResponseParser, load_template, parse_response
+from ..files import InputError, dump_json, read_sample, read_text
+from .output import FAILED, UNUSABLE, emit, say, stop
+
+PROMPT_SUFFIX = ".prompt.txt"
+
+
+def prompt_for(sample: Path, prefix: Optional[str], prefix_file: Optional[Path]) -> tuple[str, str]:
+    """The prefix (the generation prompt) and where it came from: --prefix, --prefix-file, the
+    sample's ``<case>.prompt.txt``, or none ("": the start anchor is not used)."""
+    if prefix is not None and prefix_file is not None:
+        raise InputError("give --prefix or --prefix-file, not both")
+    if prefix is not None:
+        return prefix, "--prefix"
+    if prefix_file is not None:
+        return read_sample(prefix_file), str(prefix_file)
+    beside = sample.with_name(sample.stem + PROMPT_SUFFIX)
+    if beside.is_file():
+        return read_sample(beside), str(beside)
+    return "", "none"
+
+
+def tools_from(path: Optional[Path]) -> Any:
+    if path is None:
+        return None
+    try:
+        tools = json.loads(read_text(path, "tools"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from None
+    if not isinstance(tools, list):
+        raise InputError(f"{path}: tool definitions must be a JSON list")
+    return tools
+
+
+def parse_with_template(
+    sample: Path, text: str, schema: Path, template: Any, prefix: str, tools: Any, stream: bool, chunk: int
+) -> None:
+    try:
+        load_template(template)
+    except ValueError as exc:
+        raise stop(f"error: {schema}: {exc}", UNUSABLE)
+    if not stream:
+        try:
+            message = parse_response(text, template, prefix=prefix, tools=tools)
+        except Exception as exc:  # what transformers raises on this output, named as it names it
+            raise stop(f"error: {sample}: {type(exc).__name__}: {exc}", FAILED)
+        emit(dump_json(message))
+        return
+    if chunk < 1:
+        raise stop("error: --chunk must be at least 1", UNUSABLE)
+    step = "construct"
+    try:
+        parser = ResponseParser(template, prefix=prefix, tools=tools)
+        _events("initial", parser.initial_events)
+        for at in range(0, len(text), chunk):
+            step = f"feed {at}"
+            _events("feed", parser.feed(text[at : at + chunk]), text[at : at + chunk])
+        step = "finalize"
+        message, events = parser.finalize()
+    except Exception as exc:
+        raise stop(f"error: {sample}: at {step}: {type(exc).__name__}: {exc}", FAILED)
+    _events("finalize", events)
+    emit(json.dumps({"step": "message", "message": message}, ensure_ascii=False) + "\n")
+
+
+def _events(step: str, events: list, chunk: str | None = None) -> None:
+    """One JSON line per call: which call, the chunk fed, the events it gave."""
+    line: dict = {"step": step}
+    if chunk is not None:
+        line["chunk"] = chunk
+    line["events"] = events
+    emit(json.dumps(line, ensure_ascii=False) + "\n")
+
+
+def describe_prompt(source: str) -> None:
+    if source == "none":
+        say("note: no prompt (--prefix, --prefix-file or <case>.prompt.txt): parsing with prefix=\"\"")
