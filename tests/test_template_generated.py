@@ -4,9 +4,10 @@ RESPONSE_TEMPLATE.md §1, random outputs and prefixes built from their delimiter
 Two properties: our streaming equals our one-shot parse, and our whole transcript (initial events,
 every ``feed``'s events or error, ``finalize``'s message and events or error) equals what
 transformers 5.23.0 gives for the same chunks. The runtime is reached only through
-``runtime_stream`` / ``runtime_parse`` below, so they can be switched to the shared oracle fixture;
-today they run a python that has transformers 5.23.0 (``WORKBENCH_TF523_PYTHON``, default
-``/tmp/tf523/bin/python``) in a subprocess, and the runtime tests are skipped without it.
+``runtime_stream`` / ``runtime_parse`` below: a transcript server run by the python of the shared
+oracle environment (the ``template_oracle`` fixture builds it, tests/template_oracle.py). It is a
+server of its own because a generated template can make the runtime loop forever: a transcript
+that does not finish in time kills and restarts it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import json
 import os
 import select
 import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,7 +27,6 @@ from workbench.engine.template import ResponseParser, parse_response
 
 EXAMPLES = int(os.environ.get("WORKBENCH_TEMPLATE_EXAMPLES", "300"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
-RUNTIME_PYTHON = os.environ.get("WORKBENCH_TF523_PYTHON", "/tmp/tf523/bin/python")
 RUNTIME_TIMEOUT = 10.0  # seconds per transcript (the runtime loops forever on some templates, growing)
 
 # ---- the runtime (transformers 5.23.0), behind two functions ------------------------------------
@@ -69,11 +68,14 @@ class _Runtime:
 
     def __init__(self) -> None:
         self.process: subprocess.Popen | None = None
+        self.python: str | None = None  # set by the ``runtime`` fixture
 
     def start(self) -> None:
-        env = {**os.environ, "TRANSFORMERS_VERBOSITY": "error"}
+        assert self.python is not None, "use the runtime fixture"
+        env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "PYTHONHOME")}
+        env["TRANSFORMERS_VERBOSITY"] = "error"
         self.process = subprocess.Popen(
-            [RUNTIME_PYTHON, "-c", _SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            [self.python, "-I", "-c", _SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, text=True, env=env,
         )
 
@@ -97,12 +99,13 @@ class _Runtime:
 
 
 _RUNTIME = _Runtime()
-needs_runtime = pytest.mark.skipif(not Path(RUNTIME_PYTHON).exists(), reason="no python with transformers 5.23.0")
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _stop_runtime():
-    yield
+def runtime(template_oracle):
+    """Every test here compares with the runtime, or falls back on it to explain a difference."""
+    _RUNTIME.python = template_oracle.python
+    yield _RUNTIME
     _RUNTIME.stop()
 
 
@@ -280,12 +283,11 @@ def test_streaming_equals_one_shot(scenario):
     if as_json(outcome_of(streamed)) != as_json(whole):
         # The runtime's one exception: an empty closer on an empty region stops the parse where it
         # meets it, and where that is depends on the chunks. Then the runtime must disagree too.
-        runtime = runtime_stream(template, prefix, chunks, tools) if Path(RUNTIME_PYTHON).exists() else None
+        runtime = runtime_stream(template, prefix, chunks, tools)
         assert runtime is not None and as_json(outcome_of(runtime)) == as_json(outcome_of(streamed))
         assert as_json(runtime_parse(text, template, prefix, tools)) == as_json(whole)
 
 
-@needs_runtime
 @SETTINGS
 @given(scenarios())
 def test_transcript_equals_the_runtime(scenario):
@@ -296,14 +298,12 @@ def test_transcript_equals_the_runtime(scenario):
     assert as_json(ours) == as_json(runtime_stream(template, prefix, chunks, tools))
 
 
-@needs_runtime
 def test_the_runtime_loops_where_we_stop():
     template = {"start_anchor": "@", "fields": {"o": {"open_pattern": "(?=a)", "close_pattern": "(?=a)"}, "c": {}}}
     assert loops(engine_stream(template, "", ["xab"]))
     assert runtime_stream(template, "", ["xab"], timeout=1.5) is None  # about 85 MB a second meanwhile
 
 
-@needs_runtime
 @pytest.mark.parametrize("case", list(CASES))
 def test_hand_written_case_agrees_with_the_runtime(case):
     template, text, prefix, tools, expected = CASES[case]
@@ -356,7 +356,6 @@ def parser_cases(draw) -> tuple:
     return {"start_anchor": "@", "fields": {"x": field}}, "<<<" + body + ">>>"
 
 
-@needs_runtime
 @SETTINGS
 @given(parser_cases())
 def test_content_parsers_equal_the_runtime(case):
@@ -394,7 +393,6 @@ def tool_cases(draw) -> tuple:
     return template, "<c>" + json.dumps(value) + "</c>", tools
 
 
-@needs_runtime
 @SETTINGS
 @given(tool_cases())
 def test_tools_casting_equals_the_runtime(case):
