@@ -135,3 +135,23 @@ def test_validate_states_the_release_range_and_what_narrows_it(tmp_path):
     schema = run("validate", str(root / "schemas/gemma4.json"))
     assert "response_schema: read by transformers 5.3–5.14" in schema.stdout
     assert "same result on transformers 5.5–5.14 only" in schema.stdout
+
+
+def test_parse_with_tools_says_which_releases_take_them(tmp_path):
+    t, p, o = files(tmp_path, QWEN3, CHATML_PROMPT, '<tool_call>\n{"name": "get_weather", "arguments": {"days": "3"}}\n</tool_call>')
+    (tmp_path / "tools.json").write_text(json.dumps(TOOLS), encoding="utf-8")
+    result = run("parse", str(o), "--schema", str(t), "--prefix-file", str(p), "--tools", str(tmp_path / "tools.json"))
+    assert result.exit_code == 0, result.stderr
+    assert "tools= exists from 5.15" in result.stderr and "from 5.20" in result.stderr
+    assert json.loads(result.stdout)["tool_calls"][0]["function"]["arguments"] == {"days": 3}
+
+
+def test_validate_notes_a_reasoning_field_serve_does_not_show(tmp_path):
+    renamed = json.loads(json.dumps(QWEN3))
+    renamed["fields"]["my_thoughts"] = renamed["fields"].pop("reasoning_content")
+    t, _, _ = files(tmp_path, renamed, "", "")
+    result = run("validate", str(t))
+    assert result.exit_code == 0
+    assert "note: /fields/my_thoughts: `transformers serve` shows reasoning only from a field named" in result.stdout
+    t.write_text(json.dumps(QWEN3), encoding="utf-8")
+    assert "note:" not in run("validate", str(t)).stdout

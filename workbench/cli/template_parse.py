@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ..engine.template import ResponseParser, load_template, parse_response
+from ..engine.versions import tools_narrowing
 from ..files import InputError, dump_json, read_sample, read_text
 from .output import FAILED, UNUSABLE, emit, say, stop
 
@@ -48,6 +49,8 @@ def parse_with_template(
         load_template(template)
     except ValueError as exc:
         raise stop(f"error: {schema}: {exc}", UNUSABLE)
+    if tools is not None:
+        say(f"note: {tools_narrowing().why}")
     if not stream:
         try:
             message = parse_response(text, template, prefix=prefix, tools=tools)

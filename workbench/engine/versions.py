@@ -35,6 +35,7 @@ class Releases:
     reads: tuple[tuple[int, int], tuple[int, int] | None]
     why: str
     narrowings: list[Narrowing] = field(default_factory=list)
+    notes: list[tuple[str, str]] = field(default_factory=list)  # (pointer, why): not about releases
 
     @property
     def same(self) -> tuple[tuple[int, int], tuple[int, int] | None]:
@@ -52,6 +53,7 @@ class Releases:
         if (low, high) != self.reads:
             lines.append(f"same result on transformers {span((low, high))} only:")
         lines += [f"  {n.pointer or '/'}: {n.why}" for n in self.narrowings]
+        lines += [f"note: {pointer or '/'}: {why}" for pointer, why in self.notes]
         return lines
 
 
@@ -80,6 +82,20 @@ def schema_releases(schema: Any) -> Releases:
 _DOTTED = re.compile(r"\{\w+(?:\.\w+)+\}")
 
 
+# `transformers serve` shows reasoning from the first of these fields present (§1 table, "serve").
+SERVE_REASONING = ("reasoning_content", "thinking", "reasoning")
+_REASONING_LIKE = re.compile(r"reason|think|thought", re.IGNORECASE)
+
+
+def tools_narrowing() -> Narrowing:
+    """Passing ``tools=`` (``parse --tools``): the runtime call, not the file, narrows the range."""
+    return Narrowing(
+        "tools=", (5, 20), None,
+        "tools= exists from 5.15 (5.13–5.14 raise TypeError); its casting gives this result from 5.20 "
+        "(oneOf and array types from 5.18, \"3.0\" to an integer from 5.20)",
+    )
+
+
 def template_releases(template: Any) -> Releases:
     releases = Releases(TEMPLATE, ((5, 13), None), "introduced in 5.13; the only format 5.15 and later read")
     if not isinstance(template, dict):
@@ -89,6 +105,11 @@ def template_releases(template: Any) -> Releases:
         if not isinstance(spec, dict):
             continue
         at = f"/fields/{escape(name)}"
+        if _REASONING_LIKE.search(name) and name not in SERVE_REASONING:
+            releases.notes.append(
+                (at, f"`transformers serve` shows reasoning only from a field named {', '.join(SERVE_REASONING)}; "
+                     f"it passes '{name}' on as an ordinary message key")
+            )
         if "join" in spec:
             releases.narrowings.append(
                 Narrowing(at + "/join", (5, 16), None, "'join' exists from 5.16 (5.13–5.15 reject the template)")
