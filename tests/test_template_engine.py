@@ -125,6 +125,13 @@ CASES: dict[str, tuple] = {
         },
     ),
     "11-empty-output": (SMOL, "", "", None, {"role": "assistant"}),
+    "construct-prefix-none": (
+        SMOL, "Hello", None, None,
+        Raises(ValueError, "`ResponseParser`/`parse_response` requires `prefix` (the chat prompt sent to the model before "
+               "generation), because chat templates often pre-write part of the assistant message (e.g. an opening "
+               "`<think>` tag) that the parser must see to parse the output correctly. If the generation already "
+               'contains the complete message, pass `prefix=""` to opt out explicitly.'),
+    ),
     "11-no-close-marker": (SMOL, "<think>unfinished", "", None, {"role": "assistant", "reasoning_content": "unfinished"}),
     "11-implicit-split": (
         SMOL,
