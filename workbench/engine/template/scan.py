@@ -85,14 +85,23 @@ def _may_change(delimiter: Delimiter, match: Any, buffer_end: int) -> bool:
 
 
 def scan(
-    watched: list[Watched], buffer: str, pos: int, final: bool, limit: float | None, memo: dict | None = None
+    watched: list[Watched],
+    buffer: str,
+    pos: int,
+    final: bool,
+    limit: float | None,
+    memo: dict | None = None,
+    ties: list | None = None,
 ) -> tuple[Found | None, int]:
     """The delimiter match to act on now (or None), and where held-back text starts
     (``len(buffer)`` when nothing is held). With ``final`` nothing is pending. ``memo``: a dict
-    kept by the caller for as long as ``buffer`` and ``final`` stay the same."""
+    kept by the caller for as long as ``buffer`` and ``final`` stay the same. ``ties`` (for a
+    trace): when committable matches start where the winner does, their ``(rank, Found)``
+    pairs, best first, are appended to it as one list."""
     winner: Found | None = None
     winner_rank: tuple | None = None
     hold_from = len(buffer)
+    candidates: list | None = [] if ties is not None else None
     for entry in watched:
         match = _search(entry, buffer, pos, final, limit, memo)
         if match is None:
@@ -101,8 +110,14 @@ def scan(
             hold_from = min(hold_from, match.start())
             continue
         rank = (match.start(), match.start() - match.end(), 0 if entry.kind == OPEN else 1, entry.field.name)
+        if ties is not None:
+            candidates.append((rank, Found(entry.kind, entry.field, match)))
         if winner_rank is None or rank < winner_rank:
             winner_rank, winner = rank, Found(entry.kind, entry.field, match)
     if winner is not None and winner.match.start() >= hold_from:
         winner = None
+    if ties is not None and winner is not None:
+        tied = sorted(c for c in candidates if c[0][0] == winner_rank[0])
+        if len(tied) > 1:
+            ties.append(tied)
     return winner, hold_from

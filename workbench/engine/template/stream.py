@@ -44,7 +44,8 @@ def _empty(value: Any) -> bool:
 class ResponseParser:
     """``ResponseParser(template, prefix, *, tools=None)``: ``initial_events`` (from the prefix's
     tail after the last start anchor), ``feed(chunk) -> events``, ``finalize() -> (message,
-    events)``. ``time_limit`` (ours): seconds allowed for each regex search, None for no limit."""
+    events)``. ``time_limit`` (ours): seconds allowed for each regex search, None for no limit;
+    ``recorder`` (ours): a ``trace.Recorder`` that watches the parse."""
 
     def __init__(
         self,
@@ -53,6 +54,7 @@ class ResponseParser:
         *,
         tools: Any = None,
         time_limit: float | None = DEFAULT_TIME_LIMIT,
+        recorder: Any = None,
     ) -> None:
         self.template: Template = load_template(response_template)
         if prefix is None:
@@ -72,6 +74,14 @@ class ResponseParser:
         # whole prefix when no anchor is found (then ``anchor_found`` is False; None for prefix="").
         self.anchor_found: bool | None = None
         self.prefix_tail = ""
+        # A recorder (trace.Recorder) is told of every region event and sees each stage of a
+        # region's value; without one, an event costs a single ``is not None`` test.
+        self._recorder = recorder
+        self._ties: list | None = None  # scan() adds tie-breaks here when a recorder wants them
+        self._parse, self._shape, self._cast = parse_content, shape, cast_tool_calls
+        if recorder is not None:
+            self._ties = []
+            self._parse, self._shape, self._cast = recorder.attach(self, self._ties)
         if prefix:
             self._take_prefix(prefix)
 
@@ -91,6 +101,8 @@ class ResponseParser:
             raise RuntimeError("ResponseParser already finalized")
         events: list[dict] = []
         self._run(events, final=True)
+        if self._recorder is not None:
+            self._recorder.finishing(self._output)
         missing = [name for name, field in self.template.fields.items() if not field.optional and name not in self._output]
         if missing:
             raise ValueError(f"Required response_template fields missing from parsed output: {missing}")
@@ -144,21 +156,21 @@ class ResponseParser:
                 )
             seen_here.add(state)
             found, hold_from = scan(
-                watchlist(self.template, self._current), self._buffer, self._pos, final, self._limit, memo
+                watchlist(self.template, self._current), self._buffer, self._pos, final, self._limit, memo, self._ties
             )
             if found is None:
                 if final:
                     if self._pos < len(self._buffer):
-                        self._route(events, self._buffer[self._pos :])
+                        self._route(events, self._pos, len(self._buffer))
                         self._pos = len(self._buffer)
-                    self._close(events)
+                    self._close(events, at_end=True)
                 elif hold_from > self._pos:
-                    self._route(events, self._buffer[self._pos : hold_from])
+                    self._route(events, self._pos, hold_from)
                     self._pos = hold_from
                 return
             match = found.match
             if match.start() > self._pos:
-                self._route(events, self._buffer[self._pos : match.start()])
+                self._route(events, self._pos, match.start())
             self._pos = match.end()
             if found.kind == OPEN:
                 self._close(events)
@@ -166,13 +178,17 @@ class ResponseParser:
                 continue
             # The implicit region's closer (an explicit region watches only its own).
             had_text = self._opened
-            self._close(events)
+            self._close(events, match)
             if not had_text and match.start() == match.end():
                 return  # the runtime stops here: an empty closer on an empty region
 
-    def _route(self, events: list[dict], text: str) -> None:
-        if not text or self._current is None:
+    def _route(self, events: list[dict], start: int, end: int) -> None:
+        """Route ``buffer[start:end]`` (never empty) to the current region."""
+        if self._recorder is not None:
+            self._recorder.routed(self._current, start, end)
+        if self._current is None:
             return  # the sink: no implicit field
+        text = self._buffer[start:end]
         field = self.template.fields[self._current]
         if not self._opened:
             events.append({"type": "region_open", "field": self._current})
@@ -188,16 +204,22 @@ class ResponseParser:
         self._body = ""
         self._opened = True
         events.append({"type": "region_open", "field": field.name})
+        if self._recorder is not None:
+            self._recorder.opened(field, match)
 
-    def _close(self, events: list[dict]) -> None:
-        """Store the current region's value (if it opened) and return to the implicit region."""
+    def _close(self, events: list[dict], closer: Any = None, at_end: bool = False) -> None:
+        """Store the current region's value (if it opened) and return to the implicit region.
+        ``closer``: the closer's match, when one closed it; ``at_end``: the text ended."""
+        if self._recorder is not None:
+            self._recorder.closing(closer, at_end)
         if self._current is not None and self._opened:
             name = self._current
             field = self.template.fields[name]
-            value = parse_content(self._body, field.content, field.content_args, self._limit, ("fields", name, "content_args"))
-            value = shape(value, field, self._captures)
+            # Through attributes, so a recorder can watch each stage (see __init__).
+            value = self._parse(self._body, field.content, field.content_args, self._limit, ("fields", name, "content_args"))
+            value = self._shape(value, field, self._captures)
             if self._tool_parameters:
-                value = cast_tool_calls(value, self._tool_parameters)
+                value = self._cast(value, self._tool_parameters)
             if field.join is not None:
                 if not isinstance(value, str):
                     raise ValueError(
