@@ -86,6 +86,35 @@ def test_stream_gives_the_runtimes_events(tmp_path, template_oracle, name, templ
     assert json.dumps(lines[-1]["message"]) == json.dumps(expected["message"])
 
 
+@pytest.mark.parametrize("name, template, prompt, output", CASES, ids=[c[0] for c in CASES])
+def test_trace_gives_the_message_of_the_plain_parse_with_its_regions(tmp_path, name, template, prompt, output):
+    t, p, o = files(tmp_path, template, prompt, output)
+    plain = run("parse", str(o), "--schema", str(t), "--prefix-file", str(p))
+    traced = run("parse", str(o), "--schema", str(t), "--prefix-file", str(p), "--trace")
+    assert traced.exit_code == plain.exit_code and traced.stderr == plain.stderr
+    shown = json.loads(traced.stdout)
+    if plain.exit_code == 0:
+        assert shown["message"] == json.loads(plain.stdout) and shown["error"] is None
+    else:
+        assert shown["message"] is None
+        assert f"{shown['error']['type']}: " in plain.stderr and shown["error"]["fields"] == ["tool_calls"]
+    trace = shown["trace"]
+    text = trace["prefix_tail"] + output
+    assert prompt.endswith(trace["prefix_tail"]) and trace["prefix_tail_start"] == len(prompt) - len(trace["prefix_tail"])
+    assert trace["regions"], "every case has a region"
+    for region in trace["regions"]:
+        for delimiter in (region.get("open"), region.get("close")):
+            if delimiter is not None:
+                start, end = delimiter["span"]
+                assert text[start:end] == delimiter["text"]
+
+
+def test_trace_and_stream_are_one_or_the_other(tmp_path):
+    t, p, o = files(tmp_path, QWEN3, CHATML_PROMPT, "Hi<|im_end|>")
+    result = run("parse", str(o), "--schema", str(t), "--trace", "--stream")
+    assert result.exit_code == 2 and "--trace or --stream" in result.stderr
+
+
 def test_a_prompt_beside_the_sample_is_used_and_none_means_prefix_empty(tmp_path, template_oracle):
     output = "I should greet</think>\n\nHello!<|im_end|>"
     t, p, o = files(tmp_path, QWEN3, CHATML_PROMPT + "<think>\n", output)

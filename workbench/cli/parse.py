@@ -22,7 +22,7 @@ def parse(
     schema: Optional[Path] = typer.Option(
         None, "--schema", "-s", help="The response schema (default: schemas/<family>.json for samples under sample_outputs/<family>/)."
     ),
-    show_trace: bool = typer.Option(False, "--trace", help="Print the trace: spans, matches and values per node (schemas)."),
+    show_trace: bool = typer.Option(False, "--trace", help="Print the trace with the message: per schema node, or per template region (spans, matches, values)."),
     prefix: Optional[str] = typer.Option(None, "--prefix", help="Templates: the generation prompt (prefix=)."),
     prefix_file: Optional[Path] = typer.Option(
         None, "--prefix-file", help="Templates: read the prompt from FILE (default: <case>.prompt.txt beside SAMPLE)."
@@ -52,10 +52,10 @@ def parse(
         raise stop(f"error: {exc}", UNUSABLE)
     say(f"note: {schema} is a {kind}")
     if kind == TEMPLATE:
-        if show_trace:
-            raise stop("error: --trace is for response schemas; the template trace is not built yet", UNUSABLE)
+        if show_trace and stream:
+            raise stop("error: give --trace or --stream, not both", UNUSABLE)
         describe_prompt(source)
-        parse_with_template(sample, text, schema, schema_value, prompt, tool_definitions, stream, chunk)
+        parse_with_template(sample, text, schema, schema_value, prompt, tool_definitions, stream, chunk, show_trace)
         return
     if stream or prefix is not None or prefix_file is not None or tools is not None:
         raise stop(f"error: {schema} is a response_schema: --prefix, --prefix-file, --tools and --stream are for response templates", UNUSABLE)

@@ -1,5 +1,5 @@
-"""``workbench parse`` on a response_template: the message, or the event stream, as transformers
-5.23.0 gives them for this output and prompt."""
+"""``workbench parse`` on a response_template: the message, the event stream, or the message with
+its trace, as transformers 5.23.0 gives them for this output and prompt."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any, Optional
 
-from ..engine.template import ResponseParser, load_template, parse_response
+from ..engine.template import ResponseParser, load_template, parse_response, trace_response
 from ..engine.versions import tools_narrowing
 from ..files import InputError, dump_json, read_sample, read_text
 from .output import FAILED, UNUSABLE, emit, say, stop
@@ -43,7 +43,7 @@ def tools_from(path: Optional[Path]) -> Any:
 
 
 def parse_with_template(
-    sample: Path, text: str, schema: Path, template: Any, prefix: str, tools: Any, stream: bool, chunk: int
+    sample: Path, text: str, schema: Path, template: Any, prefix: str, tools: Any, stream: bool, chunk: int, show_trace: bool = False
 ) -> None:
     try:
         load_template(template)
@@ -51,6 +51,12 @@ def parse_with_template(
         raise stop(f"error: {schema}: {exc}", UNUSABLE)
     if tools is not None:
         say(f"note: {tools_narrowing().why}")
+    if show_trace:
+        result = trace_response(text, template, prefix=prefix, tools=tools)
+        emit(dump_json({"message": result.message, "error": result.error_dict(), "trace": result.to_dict()}))
+        if not result.ok:
+            raise stop(f"error: {sample}: {result.error.type}: {result.error.message}", FAILED)
+        return
     if not stream:
         try:
             message = parse_response(text, template, prefix=prefix, tools=tools)
