@@ -88,7 +88,7 @@ async def test_validation_problem_is_listed_and_jumps_to_the_node(workdir):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         editor = app.main.editor
-        move_to(editor, '"x-regex": "^\\\\s*(?:<think>|(?=.*?</think>))\\\\s*((?:.*?\\\\S)??)', after=True)
+        move_to(editor, '"x-regex": "^\\\\s*(?!\\\\s)(?:<think>|(?=.*?</think>))\\\\s*(?!\\\\s)((?:.*?\\\\S)??)', after=True)
         await pilot.press("(", "x", ")")  # a second unnamed group: a validation error
         await settle(pilot, app)
         problems = app.main.query_one(ProblemList)
@@ -183,7 +183,7 @@ async def test_samples_next_previous_and_their_verdicts(workdir):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         verdicts = app.main.verdicts
-        assert len(verdicts) == 7 and all(v.status == "matches expected" for v in verdicts.values())
+        assert len(verdicts) == 8 and all(v.status == "matches expected" for v in verdicts.values())
         first = app.main.sample.name
         await pilot.press("f8")
         await settle(pilot, app)
