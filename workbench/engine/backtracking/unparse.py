@@ -70,7 +70,11 @@ def _quantifier(op, low: int, high: int) -> str:
 
 
 def _unparse(items, names: dict[int, str]) -> str:
-    return "".join(_unparse_item(op, av, names) for op, av in items)
+    # An alternation after other items (re factors a|ab into a(?:|b)) needs its own group.
+    return "".join(
+        f"(?:{_unparse_item(op, av, names)})" if op is _sre.BRANCH and len(items) > 1 else _unparse_item(op, av, names)
+        for op, av in items
+    )
 
 
 def _unparse_item(op, av, names: dict[int, str]) -> str:
