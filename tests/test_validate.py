@@ -205,3 +205,74 @@ def test_suggested_rewrites_match_the_same_text():
                 expected = [m.span() for m in re.finditer(pattern, text, re.DOTALL)]
                 assert [m.span() for m in re.finditer(linear, text, re.DOTALL)] == expected, (pattern, text)
 
+
+
+# -- whitespace trims that rescan a run (polynomial) ---------------------------------------------
+
+
+def trim_warnings(pattern: str) -> list[str]:
+    found = validate({"type": "object", "properties": {"f": {"type": "string", "x-regex-substitutions": [[pattern, ""]]}}})
+    return [p.message for p in found if "backtracks polynomially" in p.message]
+
+
+TRIMS = [
+    # the cubic thinking regex: two warnings, whose rewrites together make it linear
+    (r"^\s*(?:<think>)?\s*((?:.*?\S)??)\s*</think>", r"\s*(?:<think>)?\s*", r"\s*(?:<think>\s*)?"),
+    (r"^\s*(?:<think>)?\s*((?:.*?\S)??)\s*</think>", r"\s*((?:.*?\S)??)", r"\s*(?!\s)((?:.*?\S)??)"),
+    (r"^\s*(?:<think>)?\s*</think>", r"\s*(?:<think>)?\s*", r"\s*(?:<think>\s*)?"),
+    (r"(\{.*?)\s*(?:<\|eot_id\|>)?\s*$", r"\s*(?:<\|eot_id\|>)?\s*", r"\s*(?:<\|eot_id\|>\s*)?"),
+    (r"^\s*(?P<arguments>\{.*?)\s*$", r"(?P<arguments>\{.*?)\s*", r"(?P<arguments>\{(?:.*?\S)??)\s*"),
+    (r"functools(\[.*?)\s*(?:<\|eot_id\|>|$)", r"(\[.*?)\s*", r"(\[(?:.*?\S)??)\s*"),
+    (r"\[A\]\s*(\[[^\n]*?)\s*(?=\n|$)", r"(\[[^\n]*?)\s*", r"(\[(?:[^\n]*?[^\n\s])??)\s*"),
+    (r"<i>(?P<a><.*?)?\s*</i>", r"(?P<a><.*?)?\s*", r"(?P<a><(?:.*?\S)??)?\s*"),
+    (r"^\s*(?P<name>[^<]+?)\s*(?:<s>(?P<a>.*))?$", r"(?P<name>[^<]+?)\s*", None),
+    ("\\\\(?=.*\x00\\Z)", r"(?=.*\x00\Z)", None),
+]
+
+
+@pytest.mark.parametrize("pattern, construct, rewrite", TRIMS)
+def test_slow_trims_warn_with_the_construct_and_a_linear_form(pattern, construct, rewrite):
+    messages = [m for m in trim_warnings(pattern) if f"`{construct}` backtracks polynomially" in m]
+    assert len(messages) == 1, trim_warnings(pattern)
+    if rewrite is None:
+        assert "linear time" not in messages[0]
+    else:
+        assert f"`{rewrite}` matches the same text in linear time" in messages[0]
+
+
+def test_trim_warnings_name_the_node():
+    schema = {"type": "object", "properties": {"thinking": {"type": "string", "x-regex": r"^\s*(?:<think>)?\s*</think>(.*)"}}}
+    assert [p.path for p in validate(schema) if "polynomially" in p.message] == ["/properties/thinking/x-regex"]
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"<tool_call>\s*((?:.*?\S)??)\s*(?:</tool_call>|$)",  # the group can always reach the end
+        r"^\s*(?:<think>\s*)?(?!\s)((?:.*?\S)??)\s*</think>",  # the guard: the loop gives nothing back
+        r"^(?:.*?</think>)?\s*(?:<answer>)?\s*((?:.*?\S)??)\s*(?:</answer>|$)",
+        r"(\{.*?)\s*",  # nothing after the trim can fail
+        r"x\s*(?:<a>)?\s*",
+        r"^\s*(?!\s)(?:<think>|(?=.*?</think>))\s*(?!\s)((?:.*?\S)??)\s*(?:</think>|$)",  # anchored lookahead
+        r"(\{(?:.*?\S)??)\s*$",
+        r"\s*(?:<a>)?[^\s<]*x",  # the loops take different characters
+    ],
+)
+def test_linear_trims_do_not_warn(pattern):
+    assert trim_warnings(pattern) == []
+
+
+def test_suggested_trims_match_the_same_text():
+    """The suggested form gives the same matches and groups as the slow one, on texts with runs."""
+    import itertools
+    import re
+
+    texts = ["".join(chars) for size in range(5) for chars in itertools.product([" ", "\t\n", "x", "{", "[", "<think>", "</think>", "<|eot_id|>", "<i>", "</i>"], repeat=size)]
+    for pattern, construct, rewrite in TRIMS:
+        if rewrite is None:
+            continue
+        assert construct in pattern
+        linear = pattern.replace(construct, rewrite, 1)
+        for text in texts:
+            ours = [(m.span(), m.groups()) for m in re.finditer(linear, text, re.DOTALL)]
+            assert ours == [(m.span(), m.groups()) for m in re.finditer(pattern, text, re.DOTALL)], (pattern, text)

@@ -19,6 +19,7 @@ import jmespath.exceptions
 import regex
 
 from .backtracking import risks as backtracking_risks
+from .backtracking import trims as slow_trims
 from .pointer import display, escape
 
 ERROR = "error"
@@ -171,6 +172,8 @@ class _Checker:
                 return None
         for warning in caught:
             self.warn(where, f"re warns: {warning.message}")
+        for trim in slow_trims(pattern):
+            self.warn(where, trim.message())
         slow = _QUADRATIC_TRIM.search(pattern)
         if slow:
             group = slow.group(1) or ""

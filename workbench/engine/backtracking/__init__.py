@@ -22,8 +22,11 @@ The package is split by concern: ``parsetree`` (re's parser and opcodes), ``char
 interval sets), ``automaton`` (the position automaton and the ambiguity check), ``quoting`` (where
 each quantifier sits in the pattern text), ``unparse`` (writing parsed regexes back out),
 ``rewrites`` (the linear forms suggested) and ``check`` (``risks`` and ``Risk``, tying them together).
+``trims`` finds, apart, the polynomial whitespace trims (``\\s*(?:X)?\\s*``, ``(\\{.*?)\\s*``...)
+that made shipped schemas slow on long whitespace runs.
 """
 
 from .check import Risk, risks
+from .trims import Trim, trims
 
-__all__ = ["Risk", "risks"]
+__all__ = ["Risk", "risks", "Trim", "trims"]

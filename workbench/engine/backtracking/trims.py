@@ -1,0 +1,285 @@
+"""Whitespace trims that rescan a run: polynomial backtracking the loop check does not see.
+
+The shapes that made shipped schemas quadratic or cubic on a long whitespace run (see
+``workbench check --linear``), each read from re's parse tree, side by side in one sequence:
+
+- ``\\s*(?:X)?\\s*``: two loops over the same run with only an optional part between; each way of
+  sharing the run is tried when what follows fails. ``\\s*(?:X\\s*)?`` matches the same text.
+- ``\\s*((?:.*?\\S)??)``: a loop, then a lazy group that starts with a loop over the same
+  characters: when what follows fails, the group rescans the run's tail for every length the
+  first loop gives back. ``\\s*(?!\\s)((?:.*?\\S)??)`` lets the loop give nothing back.
+- ``(\\{.*?)\\s*``: a group ending in a lazy loop, then a loop over the same characters: at each
+  character of a run the lazy loop takes, the next loop rescans the rest. ``(\\{(?:.*?\\S)??)\\s*``
+  gives the same matches (the group never ends in whitespace).
+- ``\\\\(?=.*\\x00\\Z)``: a lookaround that scans to the end of the text, in a regex ``search``
+  tries at every position: quadratic in the text.
+
+Each is harmless when what follows always succeeds (``\\s*(?:X)?\\s*`` at the end of the regex,
+``\\s*((?:.*?\\S)??)\\s*(?:</a>|$)``), so those are not reported.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import warnings
+from dataclasses import dataclass
+
+from .charsets import _UNIVERSE, _leaf_set, _merge, _overlap
+from .parsetree import MAXREPEAT, _REPEATS, _sre
+from .unparse import _unparse
+
+_ENDS = (_sre.AT_END, _sre.AT_END_STRING)
+_STARTS = (_sre.AT_BEGINNING, _sre.AT_BEGINNING_STRING)
+_SPACE = (_sre.CATEGORY, _sre.CATEGORY_SPACE)
+_SPACES = _leaf_set(_sre.IN, [_SPACE], False)
+
+
+@dataclass(frozen=True, slots=True)
+class Trim:
+    construct: str
+    kind: str  # "optional between", "loop into lazy group", "lazy group end", "lookaround scan"
+    rewrite: str | None
+
+    def message(self) -> str:
+        what = {
+            "optional between": "two loops with only an optional part between them share one run",
+            "loop into lazy group": "the loop gives characters back to a lazy group that starts "
+            "with a loop over the same characters, which rescans the rest of the run each time",
+            "lazy group end": "the group ends in a lazy loop and the loop after it takes the same "
+            "characters, so it rescans the rest of a run at each character the lazy loop takes",
+            "lookaround scan": "the lookaround scans to the end of the text at every position the "
+            "search tries (the regex is not anchored at the start)",
+        }[self.kind]
+        message = (
+            f"`{self.construct}` backtracks polynomially on a long whitespace run: {what}; Python's re "
+            "(which transformers uses, with no time limit) takes seconds at 10,000 characters"
+        )
+        if self.rewrite:
+            message += f"; `{self.rewrite}` matches the same text in linear time"
+        return message
+
+
+@functools.lru_cache(maxsize=2048)
+def trims(pattern: str, flags: int = re.DOTALL) -> tuple[Trim, ...]:
+    """Every slow trim in ``pattern``; ``()`` if re rejects it."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            parsed = _sre.parse(pattern, flags)
+    except (re.error, RecursionError, OverflowError):
+        return ()
+    names = {index: name for name, index in parsed.state.groupdict.items()}
+    ignorecase = bool(parsed.state.flags & _sre.SRE_FLAG_IGNORECASE)
+    items = list(parsed)
+    found: list[Trim] = []
+    anchored = bool(items) and items[0][0] is _sre.AT and items[0][1] in _STARTS  # search tries one place
+    _Walk(names, ignorecase, found, anchored).seq(items, [], False)
+    return tuple(dict.fromkeys(found))
+
+
+class _Walk:
+    def __init__(self, names: dict, ignorecase: bool, found: list, anchored: bool) -> None:
+        self.names, self.ignorecase, self.found, self.anchored = names, ignorecase, found, anchored
+
+    def seq(self, items: list, after: list, in_lookaround: bool) -> None:
+        """Look at each place of ``items``; ``after`` is what the regex runs next (approximately)."""
+        for i, (op, av) in enumerate(items):
+            self.at(items, i, after)
+            rest = list(items[i + 1 :]) + after
+            if op is _sre.SUBPATTERN:
+                self.seq(av[3], rest, in_lookaround)
+            elif op is _sre.BRANCH:
+                for alternative in av[1]:
+                    self.seq(alternative, rest, in_lookaround)
+            elif op in _REPEATS:
+                self.seq(av[2], rest, in_lookaround)
+            elif op in (_sre.ASSERT, _sre.ASSERT_NOT):
+                if not self.anchored and not in_lookaround and _dot_loop(av[1], self.ignorecase):
+                    self.add(_unparse([(op, av)], self.names), "lookaround scan", None)
+                self.seq(list(av[1]), [], True)
+
+    def at(self, items: list, i: int, after: list) -> None:
+        loop = self.loop(items[i], greedy=True)
+        if loop is not None:
+            j = i + 1
+            while j < len(items) and _optional(items[j]):
+                j += 1
+            if j < len(items) and not _succeeds(list(items[j + 1 :]) + after, self.ignorecase):
+                self.optional_between(items, i, j, loop)
+            if j < len(items) and not _succeeds(list(items[j:]) + after, self.ignorecase):
+                self.into_lazy_group(items, i, j, loop)
+        self.lazy_end(items, i, after)
+
+    def optional_between(self, items, i, j, loop) -> None:
+        second = self.loop(items[j], greedy=True)
+        if j == i + 1 or second is None or not _overlap(loop, second):
+            return
+        rewrite = None
+        if loop == second and items[j][1][0] == 0:
+            tail = _unparse([items[j]], self.names)
+            rewrite = _unparse([items[i]], self.names) + "".join(
+                f"(?:{_text(op_av[1][2], self.names)}{tail})?" for op_av in items[i + 1 : j]
+            )
+        self.add(_unparse(items[i : j + 1], self.names), "optional between", rewrite)
+
+    def into_lazy_group(self, items, i, j, loop) -> None:
+        first = _first_loop(items[j])
+        if first is None or self.loop(items[j], greedy=True) is not None:
+            return
+        if not _overlap(loop, _leaf_set(*first[2][0], self.ignorecase) or ()):
+            return
+        rewrite = None
+        # The guard gives the same matches when the group may be empty and a \s* follows it
+        # (then a group starting inside the run could as well start after it).
+        if j == i + 1 and first[0] == 0 and j + 1 < len(items) and self.spaces(items[j + 1]):
+            leaf = _unparse(items[i][1][2], self.names)
+            rewrite = _unparse([items[i]], self.names) + f"(?!{leaf})" + _unparse([items[j]], self.names)
+        self.add(_unparse(items[i : j + 1], self.names), "loop into lazy group", rewrite)
+
+    def lazy_end(self, items, i, after) -> None:
+        group = items[i]
+        body, optional = _group_body(group)
+        if body is None or not body or i + 1 >= len(items):
+            return
+        last = self.loop(body[-1], greedy=False)
+        trailing = self.loop(items[i + 1], greedy=True)
+        if last is None or trailing is None or not _overlap(last, trailing):
+            return
+        if len(body) == 1 and last == _UNIVERSE and body[-1][1][0] == 0 and not optional:
+            return  # ``(.*?)\s*``: validate's own trim warning says it, with its rewrite
+        if _succeeds(list(items[i + 2 :]) + after, self.ignorecase):
+            return
+        rewrite = None
+        low = body[-1][1][0]
+        if low == 0 and self.spaces(items[i + 1]):  # then the group never ends in whitespace
+            leaf = body[-1][1][2]
+            ending = r"\S" if last == _UNIVERSE else _without_space(leaf[0])
+            if ending:
+                written, loop_text = _unparse([group], self.names), _unparse([body[-1]], self.names)
+                at = written.rfind(loop_text + ")")
+                if at >= 0:
+                    rewrite = (written[:at] + f"(?:{loop_text}{ending})??" + written[at + len(loop_text) :]
+                               + _unparse([items[i + 1]], self.names))
+        self.add(_unparse(items[i : i + 2], self.names), "lazy group end", rewrite)
+
+    def loop(self, item, greedy: bool):
+        """The character set of an unbounded loop over one character (greedy or lazy as asked)."""
+        op, av = item
+        if op is not (_sre.MAX_REPEAT if greedy else _sre.MIN_REPEAT) or av[1] != MAXREPEAT or len(av[2]) != 1:
+            return None
+        return _leaf_set(*av[2][0], self.ignorecase)
+
+    def spaces(self, item) -> bool:
+        """A greedy loop taking at least every whitespace character, from zero: ``\\s*``."""
+        taken = self.loop(item, greedy=True)
+        return taken is not None and item[1][0] == 0 and _merge(list(taken) + list(_SPACES)) == taken
+
+    def add(self, construct: str, kind: str, rewrite: str | None) -> None:
+        self.found.append(Trim(construct, kind, rewrite))
+
+
+def _text(items, names) -> str:
+    """``items`` written out; a lone alternation keeps its group, so text can follow it."""
+    text = _unparse(items, names)
+    return f"(?:{text})" if len(items) == 1 and items[0][0] is _sre.BRANCH else text
+
+
+def _optional(item) -> bool:
+    """``(?:X)?`` with no loop inside X."""
+    op, av = item
+    return op is _sre.MAX_REPEAT and av[:2] == (0, 1) and not _has_loop(av[2])
+
+
+def _has_loop(items) -> bool:
+    for op, av in items:
+        if op in _REPEATS and av[1] > 1:
+            return True
+        children = (
+            [av[3]] if op is _sre.SUBPATTERN else av[1] if op is _sre.BRANCH else [av[2]] if op in _REPEATS
+            else [av[1]] if op in (_sre.ASSERT, _sre.ASSERT_NOT) else []
+        )
+        if any(_has_loop(child) for child in children):
+            return True
+    return False
+
+
+def _first_loop(item):
+    """The unbounded loop a nullable group starts with: ``((?:.*?\\S)??)`` starts with ``.*?``."""
+    op, av = item
+    while True:
+        if op is _sre.SUBPATTERN:
+            body = av[3]
+        elif op in _REPEATS and av[1] == 1 and av[0] == 0:
+            body = av[2]
+        elif op in _REPEATS and av[1] == MAXREPEAT and len(av[2]) == 1:
+            return av
+        else:
+            return None
+        if not body:
+            return None
+        op, av = body[0]
+
+
+def _group_body(item):
+    """The body of ``(…)`` or ``(…)?``, and whether it was optional."""
+    op, av = item
+    optional = False
+    if op is _sre.MAX_REPEAT and av[:2] == (0, 1) and len(av[2]) == 1:
+        op, av = av[2][0]
+        optional = True
+    return (av[3], optional) if op is _sre.SUBPATTERN else (None, False)
+
+
+def _without_space(leaf) -> str | None:
+    """``[^<]`` less whitespace: ``[^<\\s]``; None for other sets."""
+    op, av = leaf
+    if op is _sre.NOT_LITERAL:
+        op, av = _sre.IN, [(_sre.NEGATE, None), (_sre.LITERAL, av)]
+    if op is _sre.IN and av and av[0][0] is _sre.NEGATE:
+        return _unparse([(op, list(av) + [_SPACE])], {})
+    return None
+
+
+def _passes(item, at_end: bool = False) -> bool:
+    """Matches the empty string with nothing that could fail (``at_end``: at the end of the text,
+    where ``$`` and a negative lookahead pass too)."""
+    op, av = item
+    if op is _sre.SUBPATTERN:
+        return all(_passes(i, at_end) for i in av[3])
+    if op is _sre.BRANCH:
+        return any(all(_passes(i, at_end) for i in alternative) for alternative in av[1])
+    if op in _REPEATS:
+        return av[0] == 0 or all(_passes(i, at_end) for i in av[2])
+    return at_end and ((op is _sre.AT and av in _ENDS) or op is _sre.ASSERT_NOT)
+
+
+def _dot_loop(items, ignorecase: bool) -> bool:
+    """Holds a loop that can take any character (a lookaround that holds one scans to the end)."""
+    for op, av in items:
+        if op in _REPEATS:
+            if av[1] == MAXREPEAT and len(av[2]) == 1 and _leaf_set(*av[2][0], ignorecase) == _UNIVERSE:
+                return True
+            if _dot_loop(av[2], ignorecase):
+                return True
+        elif op is _sre.SUBPATTERN and _dot_loop(av[3], ignorecase):
+            return True
+        elif op is _sre.BRANCH and any(_dot_loop(alternative, ignorecase) for alternative in av[1]):
+            return True
+    return False
+
+
+def _absorbs(item, ignorecase: bool) -> bool:
+    """Starts with a loop that can take any character: ``((?:.*?\\S)??)`` can reach the last
+    non-space character of any text."""
+    first = _first_loop(item)
+    return first is not None and _leaf_set(*first[2][0], ignorecase) == _UNIVERSE
+
+
+def _succeeds(rest: list, ignorecase: bool) -> bool:
+    """Whether ``rest`` matches (a prefix of) any text: then the first way the loops share a run
+    is accepted and nothing is retried. False when it can fail, so the sharing costs."""
+    for k in range(len(rest) - 1, -1, -1):
+        if _absorbs(rest[k], ignorecase):
+            return all(_passes(i) for i in rest[:k]) and all(_passes(i, at_end=True) for i in rest[k + 1 :])
+    return all(_passes(i) for i in rest)
