@@ -1,0 +1,126 @@
+"""workbench check --linear: token boundaries, the growth rule, and slow schemas failing it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from workbench.linearity import FLOOR, MAX_GROWTH, boundaries, check_linear, growth
+
+LINEAR = {
+    "type": "object",
+    "properties": {
+        "thinking": {"type": "string", "x-regex": r"^\s*(?:<think>\s*)?(?!\s)((?:.*?\S)??)\s*</think>"},
+        "content": {"type": "string", "x-regex": r"^(?:.*?</think>)?\s*((?:.*?\S)??)\s*(?:<tool_call>|$)"},
+        "tool_calls": {
+            "type": "array",
+            "x-regex-iterator": r"<tool_call>\s*((?:.*?\S)??)\s*(?:</tool_call>|$)",
+            "items": {"type": "object", "x-parser": "json"},
+        },
+    },
+}
+SAMPLE = '<think>Hm.</think>Sure.<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>'
+
+
+def swap(pointer: str, pattern: str) -> dict:
+    schema = json.loads(json.dumps(LINEAR))
+    node = schema
+    *parents, last = pointer.strip("/").split("/")
+    for key in parents:
+        node = node[key]
+    node[last] = pattern
+    return schema
+
+
+def tree(tmp_path: Path, schema: dict, sample: str = SAMPLE) -> Path:
+    (tmp_path / "schemas").mkdir()
+    (tmp_path / "schemas" / "fam.json").write_text(json.dumps(schema))
+    (tmp_path / "sample_outputs" / "fam").mkdir(parents=True)
+    (tmp_path / "sample_outputs" / "fam" / "case.txt").write_text(sample)
+    return tmp_path
+
+
+def run_check(root: Path):
+    # A short limit keeps the failing cases fast; a linear schema needs milliseconds anyway.
+    [result] = check_linear(root / "schemas", root / "sample_outputs", jobs=1, time_limit=0.5)
+    return result
+
+
+def test_boundaries_are_the_start_the_end_and_between_tokens():
+    text = '<think>Hi there.</think>\n[TOOL_CALLS][{"a": 1}]'
+    found = [(b.offset, b.left, b.right) for b in boundaries(text)]
+    assert found == [
+        (0, "", "<think>"),
+        (7, "<think>", "Hi"),
+        (9, "Hi", " "),  # a whitespace run: its start only (its end lengthens the same run)
+        (15, "there", "."),
+        (16, ".", "</think>"),
+        (24, "</think>", "\n"),
+        (37, "[TOOL_CALLS]", '[{"'),
+        (40, '[{"', "a"),
+        (41, "a", '":'),
+        (43, '":', " "),
+        (45, "1", "}]"),
+        (47, "}]", ""),
+    ]
+
+
+def test_look_alike_boundaries_in_the_same_section_are_tried_once():
+    found = [b.offset for b in boundaries("<a>x y z w</a>v, u, t")]
+    # after <a>: x|space once, then no other word|space; after </a>: v|, and ,|space once
+    assert found == [0, 3, 4, 10, 14, 15, 16, 21]
+
+
+def test_growth_counts_small_times_as_the_floor():
+    assert growth(0.001, 0.01) == pytest.approx(0.01 / FLOOR)
+    assert growth(FLOOR / 10, MAX_GROWTH * FLOOR) <= MAX_GROWTH  # fast: noise, not growth
+    assert growth(0.1, 10.0) > MAX_GROWTH  # quadratic: 100x for 10x the input
+    assert growth(0.1, 1.0) <= MAX_GROWTH
+
+
+def test_a_linear_schema_passes(tmp_path):
+    result = run_check(tree(tmp_path, LINEAR))
+    assert result.ok, [(t.where, t.kind, t.seconds) for t in result.failures]
+    # every boundary once, all four kinds at the start and the end, and the repeated sample
+    assert result.inputs == len(boundaries(SAMPLE)) + 6 + 1
+
+
+@pytest.mark.parametrize(
+    "pointer, pattern, sample, where",
+    [
+        # cubic: a leading whitespace run shared by three loops, with no </think> to end the search
+        ("/properties/thinking/x-regex", r"^\s*(?:<think>)?\s*((?:.*?\S)??)\s*</think>", "Hello.", "offset 0"),
+        # quadratic: the lazy group and the trailing \s* share a run inside the call
+        ("/properties/tool_calls/items/x-regex", r"(\{.*?)\s*$", SAMPLE, "offset"),
+    ],
+)
+def test_a_slow_schema_fails_with_a_timeout(tmp_path, pointer, pattern, sample, where):
+    schema = swap(pointer, pattern)
+    if pointer.endswith("items/x-regex"):
+        schema["properties"]["tool_calls"]["items"] = {"type": "object", "x-regex": pattern, "x-parser": "json"}
+    result = run_check(tree(tmp_path, schema, sample))
+    assert not result.ok
+    worst = result.worst
+    assert worst.timed_out and worst.variant == "whitespace" and where in worst.where
+
+
+def test_the_command_prints_a_table_and_json(tmp_path):
+    root = tree(tmp_path, LINEAR)
+    args = [sys.executable, "-m", "workbench", "check", "--linear", "schemas", "sample_outputs"]
+    shown = subprocess.run(args, capture_output=True, text=True, cwd=root)
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    assert "fam" in shown.stdout and "pass" in shown.stdout and "1 of 1 families" in shown.stdout
+    as_json = subprocess.run([*args, "--json"], capture_output=True, text=True, cwd=root)
+    [family] = json.loads(as_json.stdout)
+    assert family["ok"] and family["worst"]["case"] == "case" and family["failures"] == []
+
+
+def test_update_does_not_go_with_linear(tmp_path):
+    root = tree(tmp_path, LINEAR)
+    result = subprocess.run([sys.executable, "-m", "workbench", "check", "--linear", "--update"],
+                            capture_output=True, text=True, cwd=root)
+    assert result.returncode == 2 and "--update" in result.stderr

@@ -1,0 +1,301 @@
+"""``workbench check --linear``: every schema parses in linear time on its samples grown large.
+
+transformers runs a response schema with no time limit, so a regex that backtracks over a long
+whitespace run (a model stuck emitting spaces) or a long output holds ``parse_response`` for
+minutes. This check feeds each schema, for every sample of its family:
+
+- **whitespace runs**: the sample with a run of 200,000 whitespace characters inserted at one
+  token boundary (see ``boundaries``), for every boundary kept. The run is one of four kinds:
+  spaces, tabs, newlines, or mixed (`` \\t\\r\\n`` repeated). At the start and the end of the text
+  all four kinds are tried; elsewhere the kinds take turns, boundary after boundary, continuing
+  from sample to sample, so each kind meets every part of a family's outputs;
+- **repetition**: the sample repeated to 2 MB (10 times a ~200 KB repetition).
+
+An input passes when its parse neither hits the engine's normal time limit (``RegexTimeout``) nor
+grows faster than linearly: the time at 10× the input (200,000 vs 20,000 inserted characters,
+2 MB vs 200 KB) is at most ``MAX_GROWTH`` times the time at 1×. A parse that fails with an
+ordinary error passes: linearity is about time, the goldens are ``workbench check``'s business.
+A sample stops at its first timeout (the rest would mostly cost the limit again each).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .engine import DEFAULT_TIME_LIMIT, RegexTimeout, errors, parse_response, validate
+from .files import InputError, load_schema, read_sample
+from .samples import is_sample_file
+
+RUN = 200_000  # whitespace characters inserted at 10×
+REPEATED = 2_000_000  # characters of the repeated sample at 10×
+SCALE = 10
+MAX_GROWTH = 15.0  # linear is 10; the rest is slack for timing noise
+# Below this, a 1× time says little: it is mostly the parse's fixed cost, scheduling noise on a
+# shared 2-core machine, and a cache effect (a 200 KB text fits in the CPU caches, 2 MB does not,
+# so a linear parse of the repeated sample measures up to 14× for 10× the input). So the 1× time
+# is counted as at least FLOOR, and the growth test only bites once the 10× input takes over
+# MAX_GROWTH * FLOOR (0.75 s). A quadratic pattern still fails: over a 200,000-character run, or
+# once per repetition over 2 MB, it needs about 10^10 steps and hits the time limit.
+FLOOR = 0.05
+KINDS = {"spaces": " ", "tabs": "\t", "newlines": "\n", "mixed": " \t\r\n"}
+
+# Lexical tokens of a raw output: special-token-like markers (<think>, <|im_end|>, <｜tool▁call▁begin｜>,
+# <steptml:invoke name="f">), [TAG]s ([TOOL_CALLS], [ARGS]), whitespace runs, word runs and
+# punctuation runs.
+_MARKER = r"<[^<>\s][^<>\n]{0,80}>|\[[A-Z][A-Z_]*\]"
+TOKEN = re.compile(
+    rf"(?P<marker>{_MARKER})|(?P<space>\s+)|(?P<word>\w+)|(?P<punct>(?:(?!{_MARKER})[^\w\s])+)"
+)
+
+
+@dataclass(frozen=True)
+class Boundary:
+    offset: int
+    left: str  # the token before ("" at the start)
+    right: str  # the token after ("" at the end)
+
+    def describe(self) -> str:
+        return f"offset {self.offset} ({_quote(self.left) or 'start'} | {_quote(self.right) or 'end'})"
+
+
+def boundaries(text: str) -> list[Boundary]:
+    """The places a whitespace run goes: the start, the end, and every boundary between two tokens,
+    less those that look alike. Inserting at either end of a whitespace run lengthens the same run,
+    so a run's end is skipped; and a boundary is kept only the first time its look occurs in the
+    text: the same section (the last marker before it) between the same tokens (words and
+    whitespace by class, markers and punctuation as written). Later look-alikes sit in the same
+    part of the output, where a schema's regexes do the same thing."""
+    tokens = list(TOKEN.finditer(text))
+    found, seen, section = [], set(), None
+    for i in range(len(tokens) + 1):
+        before = tokens[i - 1] if i else None
+        after = tokens[i] if i < len(tokens) else None
+        if before is not None and before.lastgroup == "space" and after is not None:
+            continue  # the end of a whitespace run: the same as its start
+        if before is not None and before.lastgroup == "marker":
+            section = before.group()
+        look = (section, _look(before), _look(after))
+        if look in seen and before is not None and after is not None:
+            continue
+        seen.add(look)
+        offset = after.start() if after is not None else len(text)
+        found.append(Boundary(offset, before.group() if before else "", after.group() if after else ""))
+    return found
+
+
+def _look(token: re.Match | None) -> str:
+    if token is None:
+        return ""
+    return token.lastgroup if token.lastgroup in ("space", "word") else token.group()
+
+
+def _quote(token: str) -> str:
+    token = token if len(token) <= 24 else token[:21] + "..."
+    return repr(token)[1:-1] and f"`{repr(token)[1:-1]}`"
+
+
+# -- measuring ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Trial:
+    """One grown input: where it was grown, and how the schema fared."""
+
+    family: str
+    case: str
+    variant: str  # "whitespace" or "repeat"
+    where: str  # the boundary, or "whole sample"
+    kind: str  # the whitespace kind, or "x{repetitions}"
+    size: int  # characters of the 10× input
+    seconds: float | None  # the 10× parse; None when it hit the time limit
+    growth: float | None = None  # time at 10× / time at 1× (floored), when measured
+
+    @property
+    def timed_out(self) -> bool:
+        return self.seconds is None
+
+    @property
+    def ok(self) -> bool:
+        return not self.timed_out and (self.growth is None or self.growth <= MAX_GROWTH)
+
+    def badness(self) -> tuple:
+        """Orders trials worst last: a timeout, then too much growth, then the slowest."""
+        return (self.timed_out, not self.ok, self.seconds or 0.0)
+
+
+def growth(small: float, large: float) -> float:
+    """How much the time grew from 1× to 10×, with the 1× time counted as at least FLOOR."""
+    return large / max(small, FLOOR)
+
+
+def timed_parse(text: str, schema: Any, time_limit: float) -> float | None:
+    """Seconds one parse takes, or None when it hits the time limit. Other failures count as done."""
+    started = time.perf_counter()
+    try:
+        parse_response(text, schema, time_limit=time_limit)
+    except RegexTimeout:
+        return None
+    except Exception:  # noqa: BLE001 - a parse error is an answer; only the time matters here
+        pass
+    return time.perf_counter() - started
+
+
+def measure(small: str, large: str, schema: Any, time_limit: float) -> tuple[float | None, float | None]:
+    """(time of the 10× parse or None on a timeout, growth or None when too fast to matter). Too
+    much growth is measured again, best of three, before it counts: one slow run may be noise."""
+    large_time = timed_parse(large, schema, time_limit)
+    if large_time is None or large_time <= MAX_GROWTH * FLOOR:
+        return large_time, None
+    small_time = timed_parse(small, schema, time_limit)
+    if small_time is None:
+        return None, None
+    ratio = growth(small_time, large_time)
+    for _ in range(2):
+        if ratio <= MAX_GROWTH:
+            break
+        again_small, again_large = timed_parse(small, schema, time_limit), timed_parse(large, schema, time_limit)
+        if again_small is None or again_large is None:
+            return None, None
+        small_time, large_time = min(small_time, again_small), min(large_time, again_large)
+        ratio = growth(small_time, large_time)
+    return large_time, ratio
+
+
+@dataclass
+class SampleResult:
+    case: str
+    inputs: int = 0
+    worst: Trial | None = None
+    failures: list[Trial] = field(default_factory=list)
+
+
+def check_sample(family: str, case: str, text: str, schema: Any, first_kind: int = 0,
+                 time_limit: float = DEFAULT_TIME_LIMIT) -> SampleResult:
+    result = SampleResult(case)
+
+    def record(trial: Trial) -> bool:
+        result.inputs += 1
+        if result.worst is None or trial.badness() > result.worst.badness():
+            result.worst = trial
+        if not trial.ok:
+            result.failures.append(trial)
+        return not trial.timed_out
+
+    if text:
+        reps = math.ceil(REPEATED / SCALE / len(text))
+        seconds, ratio = measure(text * reps, text * (reps * SCALE), schema, time_limit)
+        if not record(Trial(family, case, "repeat", "whole sample", f"x{reps * SCALE}", len(text) * reps * SCALE, seconds, ratio)):
+            return result
+    kinds = list(KINDS)
+    turn = first_kind
+    for boundary in boundaries(text):
+        if boundary.offset in (0, len(text)):
+            tried = kinds
+        else:
+            tried, turn = [kinds[turn % len(kinds)]], turn + 1
+        for kind in tried:
+            unit = KINDS[kind]
+            small = text[: boundary.offset] + unit * (RUN // SCALE // len(unit)) + text[boundary.offset :]
+            large = text[: boundary.offset] + unit * (RUN // len(unit)) + text[boundary.offset :]
+            seconds, ratio = measure(small, large, schema, time_limit)
+            if not record(Trial(family, case, "whitespace", boundary.describe(), kind, len(large), seconds, ratio)):
+                return result
+    return result
+
+
+# -- families -----------------------------------------------------------------------------------
+
+
+@dataclass
+class FamilyResult:
+    family: str
+    schema: str
+    samples: list[SampleResult] = field(default_factory=list)
+    problem: str | None = None  # the family could not be checked at all
+
+    @property
+    def ok(self) -> bool:
+        return self.problem is None and bool(self.samples) and not self.failures
+
+    @property
+    def failures(self) -> list[Trial]:
+        return [t for s in self.samples for t in s.failures]
+
+    @property
+    def inputs(self) -> int:
+        return sum(s.inputs for s in self.samples)
+
+    @property
+    def worst(self) -> Trial | None:
+        trials = [s.worst for s in self.samples if s.worst is not None]
+        return max(trials, key=Trial.badness) if trials else None
+
+
+def _job(args: tuple) -> SampleResult:
+    return check_sample(*args)
+
+
+def check_linear(schemas_dir: str | Path = "schemas", samples_dir: str | Path = "sample_outputs",
+                 families: list[str] | None = None, jobs: int = 2,
+                 time_limit: float = DEFAULT_TIME_LIMIT) -> list[FamilyResult]:
+    """Every family's schema on its samples grown large. ``jobs`` processes share the samples
+    (1: in this process); each parse runs under the engine's timer in its process's main thread."""
+    schemas_dir, samples_dir = Path(schemas_dir), Path(samples_dir)
+    if not samples_dir.is_dir():
+        raise InputError(f"{samples_dir}: no such samples folder")
+    if not schemas_dir.is_dir():
+        raise InputError(f"{schemas_dir}: no such schemas folder")
+    results, work = [], []
+    for folder in sorted(p for p in samples_dir.iterdir() if p.is_dir()):
+        if families and folder.name not in families:
+            continue
+        result = FamilyResult(folder.name, str(schemas_dir / f"{folder.name}.json"))
+        results.append(result)
+        try:
+            schema = load_schema(Path(result.schema))
+        except InputError as exc:
+            result.problem = str(exc)
+            continue
+        bad = errors(validate(schema))
+        if bad:
+            result.problem = f"{result.schema}: {bad[0]}"
+            continue
+        paths = sorted(p for p in folder.iterdir() if p.is_file() and is_sample_file(p))
+        if not paths:
+            result.problem = f"{folder}: no samples"
+        for i, path in enumerate(paths):
+            try:
+                text = read_sample(path)
+            except InputError as exc:
+                result.problem = str(exc)
+                break
+            work.append((result, (folder.name, path.stem, text, schema, i, time_limit)))
+    # Slowest first (the longest texts), so the pool does not wait on one big sample at the end.
+    work.sort(key=lambda item: -len(item[1][2]))
+    if jobs <= 1:
+        outcomes = [_job(args) for _, args in work]
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            outcomes = list(pool.map(_job, [args for _, args in work]))
+    for (result, _), outcome in zip(work, outcomes):
+        result.samples.append(outcome)
+    for result in results:
+        result.samples.sort(key=lambda s: s.case)
+    return results
+
+
+def as_json(results: list[FamilyResult]) -> list[dict]:
+    def trial(t: Trial | None) -> dict | None:
+        return None if t is None else {k: v for k, v in asdict(t).items() if k != "family"} | {"ok": t.ok}
+
+    return [
+        {"family": r.family, "schema": r.schema, "ok": r.ok, "problem": r.problem, "inputs": r.inputs,
+         "worst": trial(r.worst), "failures": [trial(t) for t in r.failures]}
+        for r in results
+    ]
