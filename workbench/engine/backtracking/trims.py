@@ -51,8 +51,9 @@ class Trim:
             "lookaround scan": "the lookaround scans to the end of the text at every position the "
             "search tries (the regex is not anchored at the start)",
         }[self.kind]
+        on = "a long text" if self.kind == "lookaround scan" else "a long whitespace run"
         message = (
-            f"`{self.construct}` backtracks polynomially on a long whitespace run: {what}; Python's re "
+            f"`{self.construct}` backtracks polynomially on {on}: {what}; Python's re "
             "(which transformers uses, with no time limit) takes seconds at 10,000 characters"
         )
         if self.rewrite:
