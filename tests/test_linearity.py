@@ -69,6 +69,10 @@ def test_boundaries_are_the_start_the_end_and_between_tokens():
     ]
 
 
+def test_underscores_split_names():
+    assert [b.offset for b in boundaries("get_weather")] == [0, 3, 4, 11]
+
+
 def test_look_alike_boundaries_in_the_same_section_are_tried_once():
     found = [b.offset for b in boundaries("<a>x y z w</a>v, u, t")]
     # after <a>: x|space once, then no other word|space; after </a>: v|, and ,|space once

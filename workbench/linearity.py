@@ -46,11 +46,12 @@ FLOOR = 0.05
 KINDS = {"spaces": " ", "tabs": "\t", "newlines": "\n", "mixed": " \t\r\n"}
 
 # Lexical tokens of a raw output: special-token-like markers (<think>, <|im_end|>, <｜tool▁call▁begin｜>,
-# <steptml:invoke name="f">), [TAG]s ([TOOL_CALLS], [ARGS]), whitespace runs, word runs and
-# punctuation runs.
+# <steptml:invoke name="f">), [TAG]s ([TOOL_CALLS], [ARGS]), whitespace runs, word runs (letters and
+# digits) and punctuation runs. "_" is punctuation, so get_weather is three tokens: a run inside a
+# snake_case name or key is a place a model can stall too.
 _MARKER = r"<[^<>\s][^<>\n]{0,80}>|\[[A-Z][A-Z_]*\]"
 TOKEN = re.compile(
-    rf"(?P<marker>{_MARKER})|(?P<space>\s+)|(?P<word>\w+)|(?P<punct>(?:(?!{_MARKER})[^\w\s])+)"
+    rf"(?P<marker>{_MARKER})|(?P<space>\s+)|(?P<word>[^\W_]+)|(?P<punct>(?:(?!{_MARKER})[^\w\s]|_)+)"
 )
 
 
