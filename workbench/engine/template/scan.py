@@ -22,10 +22,14 @@ OPEN, CLOSE = "open", "close"
 class Watched(NamedTuple):
     kind: str  # OPEN or CLOSE
     field: Field
+    delimiter: Delimiter  # the field's opener or closer, by ``kind``
+    order: int  # 0 for an opener, 1 for a closer: an opener wins a tie
+    memo_key: tuple  # (kind, field name): this delimiter's entry in a scan memo
 
-    @property
-    def delimiter(self) -> Delimiter:
-        return self.field.open if self.kind == OPEN else self.field.close
+
+def _watched(kind: str, field: Field) -> Watched:
+    opener = kind == OPEN
+    return Watched(kind, field, field.open if opener else field.close, 0 if opener else 1, (kind, field.name))
 
 
 class Found(NamedTuple):
@@ -39,40 +43,29 @@ def watchlist(template: Template, current: Any) -> list[Watched]:
     sink when there is none) every opener, then the implicit field's closer."""
     if current is not None and current != template.implicit:
         field = template.fields[current]
-        return [Watched(CLOSE, field)] if field.close is not None else []
-    watched = [Watched(OPEN, field) for field in template.fields.values() if field.open is not None]
+        return [_watched(CLOSE, field)] if field.close is not None else []
+    watched = [_watched(OPEN, field) for field in template.fields.values() if field.open is not None]
     if template.implicit is not None:
         implicit = template.fields[template.implicit]
         if implicit.close is not None:
-            watched.append(Watched(CLOSE, implicit))
+            watched.append(_watched(CLOSE, implicit))
     return watched
 
 
-def _search(watched: Watched, buffer: str, pos: int, final: bool, limit: float | None, memo: dict | None) -> Any:
-    """The delimiter's leftmost match (or partial match) from ``pos``. ``memo`` keeps the last
-    search of each delimiter over this same buffer: its match is still the leftmost while ``pos``
-    has not passed its start (or, when nothing matched, it still does not), which keeps a long
-    one-shot parse linear instead of searching to the end of the text once per region."""
-    delimiter = watched.delimiter
-    key = (watched.kind, watched.field.name)
-    if memo is not None and delimiter.reusable and key in memo:
-        searched_from, match = memo[key]
-        if searched_from <= pos and (match is None or match.start() >= pos):
-            return match
-    match = _search_now(watched, buffer, pos, final, limit)
-    if memo is not None:
-        memo[key] = (pos, match)
-    return match
-
-
 def _search_now(watched: Watched, buffer: str, pos: int, final: bool, limit: float | None) -> Any:
-    delimiter = watched.delimiter
+    if watched.delimiter.literals is not None:
+        # Literals (escaped, joined by ``|``) cannot backtrack, so they search without a time
+        # limit: regex's ``timeout=`` costs about 2 µs a search, more than the search itself
+        # when a stream feeds a few characters at a time.
+        if final:
+            return watched.delimiter.pattern.search(buffer, pos)
+        return watched.delimiter.pattern.search(buffer, pos, partial=True)
     try:
         if final:
-            return delimiter.pattern.search(buffer, pos, timeout=limit)
-        return delimiter.pattern.search(buffer, pos, partial=True, timeout=limit)
+            return watched.delimiter.pattern.search(buffer, pos, timeout=limit)
+        return watched.delimiter.pattern.search(buffer, pos, partial=True, timeout=limit)
     except TimeoutError:
-        raise TemplateRegexTimeout(("fields", watched.field.name, delimiter.key), limit) from None
+        raise TemplateRegexTimeout(("fields", watched.field.name, watched.delimiter.key), limit) from None
 
 
 def _may_change(delimiter: Delimiter, match: Any, buffer_end: int) -> bool:
@@ -98,26 +91,52 @@ def scan(
     kept by the caller for as long as ``buffer`` and ``final`` stay the same. ``ties`` (for a
     trace): when committable matches start where the winner does, their ``(rank, Found)``
     pairs, best first, are appended to it as one list."""
-    winner: Found | None = None
-    winner_rank: tuple | None = None
+    best: Watched | None = None  # the winner so far, its match, start and end
+    best_match: Any = None
+    best_start = best_end = 0
     hold_from = len(buffer)
     candidates: list | None = [] if ties is not None else None
+    edge = hold_from
+    # The search and the ranking are written out here rather than in helpers: this loop runs
+    # once per delimiter per feed(), and a streaming parser's cost is mostly per-call overhead.
     for entry in watched:
-        match = _search(entry, buffer, pos, final, limit, memo)
+        if memo is not None and entry.delimiter.reusable:
+            # The last search of this delimiter over this same buffer is still the leftmost match
+            # while ``pos`` has not passed its start (or, when nothing matched, there is still
+            # none): this keeps a long one-shot parse linear instead of searching to the end of
+            # the text once per region. Entries: (searched from, match, its start or -1).
+            cached = memo.get(entry.memo_key)
+            if cached is not None and cached[0] <= pos and (cached[1] is None or cached[2] >= pos):
+                match, start = cached[1], cached[2]
+            else:
+                match = _search_now(entry, buffer, pos, final, limit)
+                start = -1 if match is None else match.start()
+                memo[entry.memo_key] = (pos, match, start)
+        else:
+            match = _search_now(entry, buffer, pos, final, limit)
+            start = -1 if match is None else match.start()
         if match is None:
             continue
-        if not final and (match.partial or _may_change(entry.delimiter, match, len(buffer))):
-            hold_from = min(hold_from, match.start())
+        end = match.end()
+        if not final and (match.partial or (end == edge and _may_change(entry.delimiter, match, edge))):
+            if start < hold_from:
+                hold_from = start
             continue
-        rank = (match.start(), match.start() - match.end(), 0 if entry.kind == OPEN else 1, entry.field.name)
         if ties is not None:
-            candidates.append((rank, Found(entry.kind, entry.field, match)))
-        if winner_rank is None or rank < winner_rank:
-            winner_rank, winner = rank, Found(entry.kind, entry.field, match)
-    if winner is not None and winner.match.start() >= hold_from:
-        winner = None
-    if ties is not None and winner is not None:
-        tied = sorted(c for c in candidates if c[0][0] == winner_rank[0])
+            candidates.append(((start, start - end, entry.order, entry.field.name), Found(entry.kind, entry.field, match)))
+        # The rank: earliest start, then longest, then an opener, then the smaller field name.
+        if (
+            best is None
+            or start < best_start
+            or (start == best_start
+                and (start - end, entry.order, entry.field.name) < (best_start - best_end, best.order, best.field.name))
+        ):
+            best, best_match, best_start, best_end = entry, match, start, end
+    if best is None or best_start >= hold_from:
+        return None, hold_from
+    winner = Found(best.kind, best.field, best_match)
+    if ties is not None:
+        tied = sorted((c for c in candidates if c[0][0] == best_start), key=lambda c: c[0])
         if len(tied) > 1:
             ties.append(tied)
     return winner, hold_from

@@ -66,7 +66,8 @@ class ResponseParser:
         self._output: dict = deepcopy(self.template.defaults)
         self._current: Any = self.template.implicit
         self._captures: dict = {}
-        self._body = ""
+        self._body: list[str] = []  # the region's text so far, joined when it closes (appending
+        #                           to a str would copy it on every chunk of a long region)
         self._opened = False  # explicit regions open at their opener, the implicit one at its first text
         self._finalized = False
         self.initial_events: list[dict] = []
@@ -77,6 +78,7 @@ class ResponseParser:
         # A recorder (trace.Recorder) is told of every region event and sees each stage of a
         # region's value; without one, an event costs a single ``is not None`` test.
         self._recorder = recorder
+        self._watchlists: dict = {}  # current region -> its watched delimiters (see scan.watchlist)
         self._ties: list | None = None  # scan() adds tie-breaks here when a recorder wants them
         self._parse, self._shape, self._cast = parse_content, shape, cast_tool_calls
         if recorder is not None:
@@ -142,22 +144,28 @@ class ResponseParser:
     def _run(self, events: list[dict], final: bool) -> None:
         """Act on every delimiter that can be decided now, then route the text that is safe to
         route (all of it when ``final``, and close the current region)."""
-        seen_here: set = set()  # region states already met at this position: a repeat loops forever
-        seen_at = -1
-        memo: dict = {}  # the scanner's searches over this buffer (see scan._search)
+        # Region states met at this position: a repeat would loop forever. The set is made only
+        # on a second pass at one position, which is rare; this loop runs once per feed().
+        seen_at, first_state, seen_here = -1, None, None
+        memo: dict = {}  # the scanner's searches over this buffer (see scan.scan)
+        watchlists = self._watchlists
         while True:
-            if self._pos != seen_at:
-                seen_at, seen_here = self._pos, set()
             state = (self._current, self._opened)
-            if state in seen_here:
-                raise RuntimeError(
-                    f"response_template delimiters match empty text over and over at position {self._pos} "
-                    f"(field {self._current!r}): transformers would loop here forever"
-                )
-            seen_here.add(state)
-            found, hold_from = scan(
-                watchlist(self.template, self._current), self._buffer, self._pos, final, self._limit, memo, self._ties
-            )
+            if self._pos != seen_at:
+                seen_at, first_state, seen_here = self._pos, state, None
+            else:
+                if seen_here is None:
+                    seen_here = {first_state}
+                if state in seen_here:
+                    raise RuntimeError(
+                        f"response_template delimiters match empty text over and over at position {self._pos} "
+                        f"(field {self._current!r}): transformers would loop here forever"
+                    )
+                seen_here.add(state)
+            watched = watchlists.get(self._current)
+            if watched is None:
+                watched = watchlists[self._current] = watchlist(self.template, self._current)
+            found, hold_from = scan(watched, self._buffer, self._pos, final, self._limit, memo, self._ties)
             if found is None:
                 if final:
                     if self._pos < len(self._buffer):
@@ -193,15 +201,13 @@ class ResponseParser:
         if not self._opened:
             events.append({"type": "region_open", "field": self._current})
             self._opened = True
-        self._body += text
-        events.append(
-            {"type": "region_chunk", "field": self._current, "text": text, "dirty": field.content not in CLEAN_CHUNK_PARSERS}
-        )
+        self._body.append(text)
+        events.append({"type": "region_chunk", "field": self._current, "text": text, "dirty": field.content not in CLEAN_CHUNK_PARSERS})
 
     def _open(self, events: list[dict], field: Any, match: Any) -> None:
         self._current = field.name
         self._captures = {name: value for name, value in match.groupdict().items() if value is not None}
-        self._body = ""
+        self._body = []
         self._opened = True
         events.append({"type": "region_open", "field": field.name})
         if self._recorder is not None:
@@ -216,7 +222,7 @@ class ResponseParser:
             name = self._current
             field = self.template.fields[name]
             # Through attributes, so a recorder can watch each stage (see __init__).
-            value = self._parse(self._body, field.content, field.content_args, self._limit, ("fields", name, "content_args"))
+            value = self._parse("".join(self._body), field.content, field.content_args, self._limit, ("fields", name, "content_args"))
             value = self._shape(value, field, self._captures)
             if self._tool_parameters:
                 value = self._cast(value, self._tool_parameters)
@@ -234,7 +240,7 @@ class ResponseParser:
             events.append({"type": "region_close", "field": name, "value": value})
         self._current = self.template.implicit
         self._captures = {}
-        self._body = ""
+        self._body = []
         self._opened = False
 
 
