@@ -25,11 +25,14 @@ class Watched(NamedTuple):
     delimiter: Delimiter  # the field's opener or closer, by ``kind``
     order: int  # 0 for an opener, 1 for a closer: an opener wins a tie
     memo_key: tuple  # (kind, field name): this delimiter's entry in a scan memo
+    literal_pattern: Any  # the compiled pattern of a literal delimiter, else None (see _search_now)
 
 
 def _watched(kind: str, field: Field) -> Watched:
     opener = kind == OPEN
-    return Watched(kind, field, field.open if opener else field.close, 0 if opener else 1, (kind, field.name))
+    delimiter = field.open if opener else field.close
+    literal = delimiter.pattern if delimiter.literals is not None else None
+    return Watched(kind, field, delimiter, 0 if opener else 1, (kind, field.name), literal)
 
 
 class Found(NamedTuple):
@@ -112,6 +115,10 @@ def scan(
                 match = _search_now(entry, buffer, pos, final, limit)
                 start = -1 if match is None else match.start()
                 memo[entry.memo_key] = (pos, match, start)
+        elif entry.literal_pattern is not None:  # see _search_now: no time limit for literals
+            pattern = entry.literal_pattern
+            match = pattern.search(buffer, pos) if final else pattern.search(buffer, pos, partial=True)
+            start = -1 if match is None else match.start()
         else:
             match = _search_now(entry, buffer, pos, final, limit)
             start = -1 if match is None else match.start()

@@ -79,6 +79,8 @@ class ResponseParser:
         # region's value; without one, an event costs a single ``is not None`` test.
         self._recorder = recorder
         self._watchlists: dict = {}  # current region -> its watched delimiters (see scan.watchlist)
+        # Whether a field's chunks are "dirty" (their parser does not stream clean text).
+        self._dirty = {name: field.content not in CLEAN_CHUNK_PARSERS for name, field in self.template.fields.items()}
         self._ties: list | None = None  # scan() adds tie-breaks here when a recorder wants them
         self._parse, self._shape, self._cast = parse_content, shape, cast_tool_calls
         if recorder is not None:
@@ -146,16 +148,18 @@ class ResponseParser:
         route (all of it when ``final``, and close the current region)."""
         # Region states met at this position: a repeat would loop forever. The set is made only
         # on a second pass at one position, which is rare; this loop runs once per feed().
-        seen_at, first_state, seen_here = -1, None, None
-        memo: dict = {}  # the scanner's searches over this buffer (see scan.scan)
+        seen_at, first_current, first_opened, seen_here = -1, None, False, None
+        # The scanner's searches over this buffer (see scan.scan), from the second pass on: most
+        # feed() calls of a stream make one pass, and the memo would only cost them.
+        memo: dict | None = None
         watchlists = self._watchlists
         while True:
-            state = (self._current, self._opened)
             if self._pos != seen_at:
-                seen_at, first_state, seen_here = self._pos, state, None
+                seen_at, first_current, first_opened, seen_here = self._pos, self._current, self._opened, None
             else:
+                state = (self._current, self._opened)
                 if seen_here is None:
-                    seen_here = {first_state}
+                    seen_here = {(first_current, first_opened)}
                 if state in seen_here:
                     raise RuntimeError(
                         f"response_template delimiters match empty text over and over at position {self._pos} "
@@ -176,6 +180,8 @@ class ResponseParser:
                     self._route(events, self._pos, hold_from)
                     self._pos = hold_from
                 return
+            if memo is None:
+                memo = {}
             match = found.match
             if match.start() > self._pos:
                 self._route(events, self._pos, match.start())
@@ -197,12 +203,11 @@ class ResponseParser:
         if self._current is None:
             return  # the sink: no implicit field
         text = self._buffer[start:end]
-        field = self.template.fields[self._current]
         if not self._opened:
             events.append({"type": "region_open", "field": self._current})
             self._opened = True
         self._body.append(text)
-        events.append({"type": "region_chunk", "field": self._current, "text": text, "dirty": field.content not in CLEAN_CHUNK_PARSERS})
+        events.append({"type": "region_chunk", "field": self._current, "text": text, "dirty": self._dirty[self._current]})
 
     def _open(self, events: list[dict], field: Any, match: Any) -> None:
         self._current = field.name
