@@ -147,3 +147,16 @@ def scan(
         if len(tied) > 1:
             ties.append(tied)
     return winner, hold_from
+
+
+def scan_literal(entry: Watched, buffer: str, pos: int) -> tuple[Found | None, int]:
+    """``scan([entry], buffer, pos, final=False, ...)`` for one literal delimiter (an explicit
+    region's closer, the usual case while streaming), without the general loop's setup: a
+    stream calls this once per feed() of a few characters."""
+    match = entry.literal_pattern.search(buffer, pos, partial=True)
+    if match is None:
+        return None, len(buffer)
+    edge = len(buffer)
+    if match.partial or (match.end() == edge and _may_change(entry.delimiter, match, edge)):
+        return None, match.start()
+    return Found(entry.kind, entry.field, match), edge

@@ -23,7 +23,7 @@ from typing import Any
 from .errors import DEFAULT_TIME_LIMIT, TemplateRegexTimeout
 from .load import Template, load_template
 from .parsers import CLEAN_CHUNK_PARSERS, parse_content
-from .scan import OPEN, scan, watchlist
+from .scan import OPEN, scan, scan_literal, watchlist
 from .tools import cast_tool_calls, tool_parameters
 from .transform import shape
 
@@ -169,7 +169,10 @@ class ResponseParser:
             watched = watchlists.get(self._current)
             if watched is None:
                 watched = watchlists[self._current] = watchlist(self.template, self._current)
-            found, hold_from = scan(watched, self._buffer, self._pos, final, self._limit, memo, self._ties)
+            if not final and len(watched) == 1 and watched[0].literal_pattern is not None and self._ties is None:
+                found, hold_from = scan_literal(watched[0], self._buffer, self._pos)
+            else:
+                found, hold_from = scan(watched, self._buffer, self._pos, final, self._limit, memo, self._ties)
             if found is None:
                 if final:
                     if self._pos < len(self._buffer):
