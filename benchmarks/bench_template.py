@@ -147,7 +147,7 @@ def bench(args: argparse.Namespace) -> int:
             lambda: streamed(runtime.ResponseParser, template, prefix, stream_text, args.chunk, tools),
             lambda: streamed(ours.ResponseParser, template, prefix, stream_text, args.chunk, tools),
             lambda: streamed(unlimited_parser, template, prefix, stream_text, args.chunk, tools),
-        ], max(3, repeat // 4))
+        ], 9 if large else repeat // 4)
         ratios = {"parse": paired_ratio(parse, rt), "trace": paired_ratio(trace, rt),
                   "stream": paired_ratio(our_stream, rt_stream)}
         no_limit = paired_ratio(unlimited, rt_stream)
