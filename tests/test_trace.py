@@ -79,6 +79,26 @@ def test_json_values_get_their_own_spans():
     assert text[start:end] == "26.2"
 
 
+def test_a_guard_transform_keeps_json_spans_and_a_reshaping_one_drops_them():
+    """`name && @ || {...}` hands back the very object it was given (the shipped schemas guard
+    against nameless calls this way), so its members still point at the raw text; a transform that
+    builds a new object leaves nothing to point at."""
+    text = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
+    guarded = {"type": "object", "x-regex": "<tool_call>(.*)</tool_call>", "x-parser": "json",
+               "x-parser-args": {"transform": "name && @ || {arguments: arguments}"},
+               "properties": {"name": {"type": "string"}}, "required": ["name"]}
+    result = workbench.trace(text, guarded).locate_all()
+    assert result.ok
+    name = result.nodes_at("/properties/name")[0]
+    assert name.input_kind == tr.RAW and received(text, name) == "get_weather"
+    reshaped = dict(guarded, **{"x-parser-args": {"transform": "{name: name, arguments: arguments}"}})
+    result = workbench.trace(text, reshaped).locate_all()
+    assert result.value["name"] == "get_weather"
+    assert result.nodes_at("/properties/name")[0].span is None
+    failed = workbench.trace(text.replace('"get_weather"', "null"), guarded)
+    assert not failed.ok and "/properties/name" not in str(failed.error) and "name" in str(failed.error)
+
+
 def test_key_value_spans():
     text = "<f=w><p=city>Zürich</p><p=days>3</p></f>"
     schema = {"type": "object", "x-regex": "<f=\\w+>(.*)</f>", "x-regex-key-value": "<p=(?P<key>\\w+)>(?P<value>.*?)</p>",

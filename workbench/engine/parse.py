@@ -238,8 +238,10 @@ def _parser(schema: dict, content: Any, loc: Any, text: str | None) -> tuple[Any
                 else:
                     loc = None
     if transform is not None:
-        parsed = jmespath.search(args["transform"], parsed)
-        loc = None
+        transformed = jmespath.search(args["transform"], parsed)
+        if transformed is not parsed:  # a guard such as `name && @ || {}` hands back the very object: its spans still hold
+            loc = None
+        parsed = transformed
     return parsed, loc
 
 
