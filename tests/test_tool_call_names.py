@@ -58,7 +58,10 @@ def variants(text: str) -> dict[str, str]:
     out["name_empty"] = re.sub(r'"name"(\s*):(\s*)"[^"]*"', r'"name"\1:\2""', text, count=1)
     out["name_removed"] = re.sub(r'"name"\s*:\s*"[^"]*"\s*,\s*', "", text, count=1)
     for attr in ("name", "function", "invoke name"):
-        out[f"{attr}_attribute_emptied"] = re.sub(rf'(<{attr}[=\s]*"?)[^>"\n]+', r"\1", text, count=1)
+        # a namespaced tag too: <steptml:invoke name=…>, <｜DSML｜invoke name=…>
+        out[f"{attr}_attribute_emptied"] = re.sub(rf'(<(?:[\w｜]+[:｜])?{attr}[=\s]*"?)[^>"\n]+', r"\1", text, count=1)
+    # GLM writes the name as the call's first line: <tool_call>NAME\n<arg_key>…
+    out["name_line_removed"] = re.sub(r"(<tool_call>)\s*[^<\s]+\s*(?=<arg_key>)", r"\1", text, count=1)
     span = _first_call_span(text)
     if span:
         call = text[span[0] : span[1]]
@@ -69,26 +72,7 @@ def variants(text: str) -> dict[str, str]:
 
 # Families whose schemas still let some variants through with a nameless call: each kind listed is
 # a known gap to close in that schema (and then to remove here); any other kind fails the test.
-# Hermes-style blocks parsed by a plain `x-parser: json` keep a `name` written as null or "": only a
-# jmespath guard would catch it, and a transform costs the JSON spans the workbench shows.
-KNOWN_GAPS: dict[str, set[str]] = {
-    "hermes": {"name_empty", "name_null"},
-    "qwen3": {"name_empty", "name_null"},
-    "deepseek_v3": {"fence_removed"},
-    "ernie45": {"name_empty", "name_null"},
-    "firefunction_v2": {"name_empty", "name_misspelt", "name_null", "name_removed"},
-    "functionary_v31": {"function_attribute_emptied"},
-    "granite4": {"name_empty", "name_null"},
-    "hunyuan": {"name_empty", "name_misspelt", "name_null", "name_removed"},
-    "jamba": {"name_empty", "name_misspelt", "name_null", "name_removed"},
-    "mimo": {"name_empty", "name_null"},
-    "minimax_m1": {"name_empty", "name_null"},
-    "minimax_m2": {"invoke name_attribute_emptied"},
-    "nemotron_nano2": {"name_empty", "name_misspelt", "name_null", "name_removed"},
-    "qwq": {"name_empty", "name_null"},
-    "smollm3": {"name_empty", "name_null"},
-    "xlam": {"name_empty", "name_misspelt", "name_null", "name_removed"},
-}
+KNOWN_GAPS: dict[str, set[str]] = {}
 
 
 def _nameless(value) -> list:
@@ -130,3 +114,6 @@ def test_variants_change_the_samples_they_are_meant_for():
     assert made["calls_on_lines"].count("}\n{") == 1
     assert made["name_null"].startswith('[TOOL_CALLS][{"name": null')
     assert made["call_twice"].count('"name": "f"') == 2
+    step3 = '<steptml:invoke name="run">x</steptml:invoke> <｜DSML｜invoke name="run">'
+    assert variants(step3)["invoke name_attribute_emptied"] == '<steptml:invoke name="">x</steptml:invoke> <｜DSML｜invoke name="run">'
+    assert variants("<tool_call>get_time\n<arg_key>tz</arg_key>")["name_line_removed"] == "<tool_call><arg_key>tz</arg_key>"
