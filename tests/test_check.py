@@ -68,6 +68,18 @@ def test_update_writes_goldens_from_current_results(tmp_path):
     assert run(cwd=root).returncode == 0
 
 
+def test_update_writes_the_phrase_both_runtimes_share_for_a_cut_off_call(tmp_path):
+    """A raw-text call cut off before its end tag fails at call_cut_off_before_end_tag; the golden
+    keeps the part of the message transformers words the same way, so test_goldens can match it."""
+    shutil.copytree(ROOT / "sample_outputs" / "step3", tmp_path / "sample_outputs" / "step3")
+    (tmp_path / "schemas").mkdir()
+    shutil.copy(ROOT / "schemas" / "step3.json", tmp_path / "schemas" / "step3.json")
+    golden = tmp_path / "sample_outputs" / "step3" / "truncated_call.expected-error.txt"
+    golden.unlink()
+    assert run("--update", cwd=tmp_path).returncode == 0
+    assert golden.read_text().strip() == "not a valid integer: ''"
+
+
 def test_missing_or_broken_schema_is_an_error_row(tmp_path):
     root = tree(tmp_path)
     (root / "schemas" / "qwen3.json").write_text("{oops")

@@ -17,7 +17,7 @@ from .samples import ERROR_SUFFIX, MATCHES, is_sample_file, judge, load
 PASS, FAIL, NO_GOLDEN = "pass", "fail", "no golden"
 
 # Phrases that transformers' messages and ours share, for error goldens written by --update.
-_SHARED_PHRASES = ("could not parse its contents as JSON", "are missing from parsed output")
+_SHARED_PHRASES = ("could not parse its contents as JSON", "are missing from parsed output", "not a valid integer: ''")
 
 
 @dataclass
