@@ -15,10 +15,10 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "workbench", "check", *args], capture_output=True, text=True, encoding="utf-8", cwd=cwd)
 
 
-def tree(tmp_path: Path) -> Path:
-    shutil.copytree(ROOT / "sample_outputs" / "qwen3", tmp_path / "sample_outputs" / "qwen3")
+def tree(tmp_path: Path, family: str = "qwen3") -> Path:
+    shutil.copytree(ROOT / "sample_outputs" / family, tmp_path / "sample_outputs" / family)
     (tmp_path / "schemas").mkdir()
-    shutil.copy(ROOT / "schemas" / "qwen3.json", tmp_path / "schemas" / "qwen3.json")
+    shutil.copy(ROOT / "schemas" / f"{family}.json", tmp_path / "schemas" / f"{family}.json")
     return tmp_path
 
 
@@ -71,12 +71,10 @@ def test_update_writes_goldens_from_current_results(tmp_path):
 def test_update_writes_the_phrase_both_runtimes_share_for_a_cut_off_call(tmp_path):
     """A raw-text call cut off before its end tag fails at call_cut_off_before_end_tag; the golden
     keeps the part of the message transformers words the same way, so test_goldens can match it."""
-    shutil.copytree(ROOT / "sample_outputs" / "step3", tmp_path / "sample_outputs" / "step3")
-    (tmp_path / "schemas").mkdir()
-    shutil.copy(ROOT / "schemas" / "step3.json", tmp_path / "schemas" / "step3.json")
-    golden = tmp_path / "sample_outputs" / "step3" / "truncated_call.expected-error.txt"
+    root = tree(tmp_path, "step3")
+    golden = root / "sample_outputs" / "step3" / "truncated_call.expected-error.txt"
     golden.unlink()
-    assert run("--update", cwd=tmp_path).returncode == 0
+    assert run("--update", cwd=root).returncode == 0
     assert golden.read_text().strip() == "not a valid integer: ''"
 
 

@@ -70,11 +70,6 @@ def variants(text: str) -> dict[str, str]:
     return {k: v for k, v in out.items() if k == "as_is" or v != text}
 
 
-# Families whose schemas still let some variants through with a nameless call: each kind listed is
-# a known gap to close in that schema (and then to remove here); any other kind fails the test.
-KNOWN_GAPS: dict[str, set[str]] = {}
-
-
 def _nameless(value) -> list:
     calls = value.get("tool_calls") if isinstance(value, dict) else None
     if not calls:
@@ -95,13 +90,12 @@ def _nameless(value) -> list:
 def test_every_tool_call_has_a_string_name(sample: Path):
     schema = json.loads((ROOT / "schemas" / f"{sample.parent.name}.json").read_text(encoding="utf-8"))
     text = sample.read_bytes().decode("utf-8")
-    known = KNOWN_GAPS.get(sample.parent.name, set())
     problems = []
     for kind, variant in variants(text).items():
         ours = run_ours(variant, schema)
         if not same(ours, run_oracle(variant, schema)):
             problems.append(f"{kind}: differs from transformers")
-        if ours is not RAISED and (bad := _nameless(ours)) and kind not in known:
+        if ours is not RAISED and (bad := _nameless(ours)):
             problems.append(f"{kind}: tool call without a string name: {bad[0]!r}"[:300])
     assert not problems, "\n".join(problems)
 

@@ -238,7 +238,7 @@ def _parser(schema: dict, content: Any, loc: Any, text: str | None) -> tuple[Any
                 else:
                     loc = None
     if transform is not None:
-        transformed = jmespath.search(args["transform"], parsed)
+        transformed = jmespath.search(transform, parsed)
         if transformed is not parsed:  # a guard such as `name && @ || {}` hands back the very object: its spans still hold
             loc = None
         parsed = transformed
