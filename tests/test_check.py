@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from workbench.samples import is_sample_file
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -15,22 +17,71 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "workbench", "check", *args], capture_output=True, text=True, encoding="utf-8", cwd=cwd)
 
 
-def tree(tmp_path: Path, family: str = "qwen3") -> Path:
+def tree(tmp_path: Path, family: str = "qwen3", template: bool = False) -> Path:
     shutil.copytree(ROOT / "sample_outputs" / family, tmp_path / "sample_outputs" / family)
     (tmp_path / "schemas").mkdir()
     shutil.copy(ROOT / "schemas" / f"{family}.json", tmp_path / "schemas" / f"{family}.json")
+    if template:
+        shutil.copy(ROOT / "schemas" / f"{family}.template.json", tmp_path / "schemas" / f"{family}.template.json")
     return tmp_path
 
 
-CASES = len(list((ROOT / "sample_outputs" / "qwen3").glob("*.txt"))) - len(
-    list((ROOT / "sample_outputs" / "qwen3").glob("*.expected-error.txt"))
-)
+CASES = len([p for p in (ROOT / "sample_outputs" / "qwen3").iterdir() if is_sample_file(p)])
 
 
 def test_passing_tree(tmp_path):
     result = run(cwd=tree(tmp_path))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "qwen3" in result.stdout and f"{CASES}/{CASES}" in result.stdout and "1 of 1 families pass" in result.stdout
+    assert "qwen3" in result.stdout and f"{CASES}/{CASES}" in result.stdout and "1 of 1 schemas pass" in result.stdout
+    assert "none" in result.stdout  # the template column: this tree has no template
+
+
+def test_schema_and_template_side_by_side_with_where_they_disagree(tmp_path):
+    result = run(cwd=tree(tmp_path, template=True))
+    assert result.returncode == 0, result.stdout + result.stderr
+    row = next(line for line in result.stdout.splitlines() if line.startswith("qwen3"))
+    assert row.count(f"pass {CASES}/{CASES}") == 2
+    # The schema keeps an empty content where the template drops it (RESPONSE_TEMPLATE.md §1.4 step 7).
+    assert "differ;" in row
+    assert "1 of 1 schemas pass" in result.stdout and "1 of 1 templates pass" in result.stdout
+
+
+def test_a_template_difference_fails_with_its_format_named(tmp_path):
+    root = tree(tmp_path, template=True)
+    golden = root / "sample_outputs" / "qwen3" / "tool_call.template.expected.json"
+    value = json.loads(golden.read_text())
+    value["thinking"] = "something else"
+    golden.write_text(json.dumps(value))
+    result = run("--json", cwd=root)
+    assert result.returncode == 1
+    by_format = {r["format"]: r for r in json.loads(result.stdout)}
+    assert by_format["response_schema"]["ok"] is True and by_format["response_template"]["ok"] is False
+    case = next(c for c in by_format["response_template"]["cases"] if c["case"] == "tool_call")
+    assert case["difference"].startswith('/thinking: expected "something else"')
+
+
+def test_a_template_parses_each_case_with_its_prompt(tmp_path):
+    """Without its prompt (which ends with a pre-written <think>), the case's reasoning is content."""
+    root = tree(tmp_path, template=True)
+    assert run(cwd=root).returncode == 0
+    (root / "sample_outputs" / "qwen3" / "reasoning_prewritten.prompt.txt").unlink()
+    result = run("--json", cwd=root)
+    assert result.returncode == 1
+    template = next(r for r in json.loads(result.stdout) if r["format"] == "response_template")
+    case = next(c for c in template["cases"] if c["case"] == "reasoning_prewritten")
+    assert case["status"] == "fail"
+
+
+def test_update_writes_template_goldens_beside_the_schema_goldens(tmp_path):
+    root = tree(tmp_path, template=True)
+    folder = root / "sample_outputs" / "qwen3"
+    (folder / "tool_call.template.expected.json").unlink()
+    (folder / "truncated_call.template.expected-error.txt").unlink()
+    assert run("--update", cwd=root).returncode == 0
+    assert "content" not in json.loads((folder / "tool_call.template.expected.json").read_text())
+    assert (folder / "truncated_call.template.expected-error.txt").read_text().startswith("json parser could not parse region as JSON")
+    assert json.loads((folder / "tool_call.expected.json").read_text())["content"] == ""  # the schema's, untouched
+    assert run(cwd=root).returncode == 0
 
 
 def test_a_difference_is_shown_as_a_path_and_fails(tmp_path):

@@ -1,4 +1,5 @@
-"""Every shipped golden equals what transformers 5.14.1 gives, and every family checks out."""
+"""Every shipped golden equals what the runtime gives (transformers 5.14.1 for schemas, 5.23.0 for
+templates, with the sample's prompt), and every family checks out in both formats."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import pytest
 
 from oracle import RAISED, oracle_parse, run_oracle, same
 from workbench.check import check
-from workbench.samples import ERROR_SUFFIX, family_schema, is_sample_file
+from workbench.samples import ERROR_SUFFIX, TEMPLATE_SUFFIX, Sample, family_schema, is_sample_file
+from workbench.engine.versions import TEMPLATE
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted(p for p in (ROOT / "sample_outputs").glob("*/*.txt") if is_sample_file(p))
@@ -41,15 +43,36 @@ def test_golden_equals_transformers(sample: Path):
         assert phrase.lower() in message.lower()
 
 
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_template_golden_equals_transformers(sample: Path, template_oracle):
+    template_path = ROOT / "schemas" / f"{sample.parent.name}{TEMPLATE_SUFFIX}"
+    assert template_path.is_file(), f"{sample.parent.name} has no response_template"
+    template = json.loads(template_path.read_text(encoding="utf-8"))
+    case = Sample(sample, sample.read_bytes().decode("utf-8"))
+    prompt, _ = case.prompt()
+    value_golden, error_golden = case.expected_value_path(TEMPLATE), case.expected_error_path(TEMPLATE)
+    assert value_golden.exists() != error_golden.exists(), "exactly one template golden per sample"
+    got = template_oracle.parse(case.text, template, prefix=prompt)
+    if value_golden.exists():
+        assert got[0] == "value", got
+        assert got[1] == json.loads(value_golden.read_text(encoding="utf-8"))
+    else:
+        phrase = error_golden.read_text(encoding="utf-8").strip()
+        assert got[0] == "error", "transformers 5.23.0 parses this sample, but the golden expects an error"
+        assert phrase.lower() in f"{got[1]}: {got[2]}".lower()
+
+
 def test_every_family_passes_workbench_check():
     results = check(ROOT / "schemas", ROOT / "sample_outputs")
-    failing = {r.family: r.problem or [c.difference for c in r.cases if c.status != "pass"] for r in results if not r.ok}
+    assert {r.format for r in results} == {"response_schema", TEMPLATE}
+    failing = {(r.family, r.format): r.problem or [c.difference for c in r.cases if c.status != "pass"] for r in results if not r.ok}
     assert not failing
 
 
-def test_every_sample_opens_with_its_family_schema():
+def test_every_sample_opens_with_its_family_schema_and_template():
     for sample in SAMPLES:
         assert family_schema(sample) == (ROOT / "schemas" / f"{sample.parent.name}.json").resolve()
+        assert family_schema(sample, template=True) == (ROOT / "schemas" / f"{sample.parent.name}{TEMPLATE_SUFFIX}").resolve()
 
 
 def test_schemas_readme_lists_every_family_with_its_sample_count():
@@ -61,7 +84,7 @@ def test_schemas_readme_lists_every_family_with_its_sample_count():
         if m := re.match(r"\| `([^`]+)` \|", line):
             cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
             counts[m.group(1)] = cells[4]
-    families = {p.stem for p in (ROOT / "schemas").glob("*.json")}
+    families = {p.stem for p in (ROOT / "schemas").glob("*.json") if not p.name.endswith(TEMPLATE_SUFFIX)}
     assert set(counts) == families
     for family in families:
         folder = ROOT / "sample_outputs" / family

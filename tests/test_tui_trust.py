@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from workbench.cli.app import app as cli
 from workbench.document import SchemaDocument
 from workbench.engine.highlights import GROUP, ITEM, ITEM_ALT, ITEM_GROUP, ITEM_GROUP_ALT, MATCH
-from workbench.samples import FAILS, Sample, family_schema, load
+from workbench.samples import FAILS, Sample, family_schema, is_sample_file, load
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.screens import main as main_screen
 from workbench.tui.widgets.raw_view import RawView
@@ -99,7 +99,7 @@ def test_the_tuis_analysis_agrees_with_workbench_parse_on_every_shipped_sample_a
     spaces.write_text(" " * 50_000, encoding="utf-8")
     catastrophic = tmp_path / "catastrophic.json"
     catastrophic.write_text(CATASTROPHIC, encoding="utf-8")
-    cases = [(p, family_schema(p)) for p in sorted((ROOT / "sample_outputs").glob("*/*.txt")) if not p.name.endswith("-error.txt")]
+    cases = [(p, family_schema(p)) for p in sorted((ROOT / "sample_outputs").glob("*/*.txt")) if is_sample_file(p)]
     cases.append((spaces, catastrophic))
     try:
         client.set_samples({str(p): Sample(p, p.read_text(encoding="utf-8")) for p, _ in cases})

@@ -1,7 +1,9 @@
-"""``workbench check``: every shipped schema on its family's samples, against the goldens.
+"""``workbench check``: every shipped schema and template on its family's samples, against the goldens.
 
-Layout: ``SCHEMAS/<family>.json`` and ``SAMPLES/<family>/<case>.txt`` with ``<case>.expected.json``
-or ``<case>.expected-error.txt``.
+Layout: ``SCHEMAS/<family>.json`` and ``SCHEMAS/<family>.template.json``; ``SAMPLES/<family>/<case>.txt``
+with ``<case>.expected.json`` or ``<case>.expected-error.txt`` for the schema,
+``<case>.template.expected.json`` or ``<case>.template.expected-error.txt`` for the template, and the
+prompts the template parses with (samples.py). A family is checked in each format it has a file for.
 """
 
 from __future__ import annotations
@@ -11,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from .engine import errors, validate
+from .engine.template import load_template
+from .engine.versions import SCHEMA, TEMPLATE
 from .files import InputError, atomic_write, dump_json, load_schema
-from .samples import ERROR_SUFFIX, MATCHES, is_sample_file, judge, load
+from .samples import MATCHES, TEMPLATE_SUFFIX, Sample, is_sample_file, judge, load
 
 PASS, FAIL, NO_GOLDEN = "pass", "fail", "no golden"
 
@@ -32,9 +36,10 @@ class CaseResult:
 @dataclass
 class FamilyResult:
     family: str
-    schema: str
+    schema: str  # the parser's file
     cases: list[CaseResult] = field(default_factory=list)
     problem: str | None = None  # the family could not be checked at all
+    format: str = SCHEMA
 
     @property
     def ok(self) -> bool:
@@ -57,34 +62,49 @@ def check(
     for folder in sorted(p for p in samples_dir.iterdir() if p.is_dir()):
         if families and folder.name not in families:
             continue
-        results.append(check_family(schemas_dir / f"{folder.name}.json", folder))
+        schema_path, template_path = schemas_dir / f"{folder.name}.json", schemas_dir / f"{folder.name}{TEMPLATE_SUFFIX}"
+        if schema_path.exists() or not template_path.exists():
+            results.append(check_family(schema_path, folder))
+        if template_path.exists():
+            results.append(check_family(template_path, folder, TEMPLATE))
     return results
 
 
-def check_family(schema_path: Path, folder: Path) -> FamilyResult:
-    result = FamilyResult(folder.name, str(schema_path))
+def check_family(schema_path: Path, folder: Path, fmt: str = SCHEMA) -> FamilyResult:
+    result = FamilyResult(folder.name, str(schema_path), format=fmt)
     try:
-        schema = load_schema(schema_path)
+        parser = load_schema(schema_path)
     except InputError as exc:
         result.problem = str(exc)
         return result
-    bad = errors(validate(schema))
-    if bad:
-        result.problem = f"{schema_path}: {bad[0]}" + (f" (+{len(bad) - 1} more)" if len(bad) > 1 else "")
+    result.problem = _unusable(schema_path, parser, fmt)
+    if result.problem:
         return result
     for path in sorted(p for p in folder.iterdir() if p.is_file() and is_sample_file(p)):
-        result.cases.append(check_case(path, schema))
+        result.cases.append(check_case(path, parser))
     if not result.cases:
         result.problem = f"{folder}: no samples"
     return result
 
 
-def check_case(path: Path, schema: Any) -> CaseResult:
+def _unusable(path: Path, parser: Any, fmt: str) -> str | None:
+    """Why the parser cannot run at all: validation errors, or what transformers raises on load."""
+    if fmt == TEMPLATE:
+        try:
+            load_template(parser)
+        except ValueError as exc:
+            return f"{path}: {exc}"
+        return None
+    bad = errors(validate(parser))
+    return f"{path}: {bad[0]}" + (f" (+{len(bad) - 1} more)" if len(bad) > 1 else "") if bad else None
+
+
+def check_case(path: Path, parser: Any) -> CaseResult:
     try:
         sample = load(path)
     except InputError as exc:
         return CaseResult(path.stem, FAIL, str(exc))
-    verdict = judge(sample, schema)
+    verdict = judge(sample, parser)
     if verdict.status == MATCHES:
         return CaseResult(path.stem, PASS, "", verdict.value, verdict.error)
     if not verdict.golden:
@@ -100,8 +120,8 @@ def update_goldens(samples_dir: str | Path, results: list[FamilyResult]) -> list
         for case in family.cases:
             if case.status == PASS:
                 continue
-            base = Path(samples_dir) / family.family / case.case
-            value_path, error_path = base.with_suffix(".expected.json"), base.with_name(base.name + ERROR_SUFFIX)
+            sample = Sample(Path(samples_dir) / family.family / f"{case.case}.txt", "")
+            value_path, error_path = sample.expected_value_path(family.format), sample.expected_error_path(family.format)
             if case.error is None:
                 atomic_write(value_path, dump_json(case.value))
                 error_path.unlink(missing_ok=True)
@@ -116,7 +136,7 @@ def update_goldens(samples_dir: str | Path, results: list[FamilyResult]) -> list
 
 def as_json(results: list[FamilyResult]) -> list[dict]:
     return [
-        {"family": r.family, "schema": r.schema, "ok": r.ok, "passed": r.passed, "problem": r.problem,
+        {"family": r.family, "format": r.format, "schema": r.schema, "ok": r.ok, "passed": r.passed, "problem": r.problem,
          "cases": [{k: v for k, v in asdict(c).items() if k in ("case", "status", "difference")} for c in r.cases]}
         for r in results
     ]

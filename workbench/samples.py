@@ -1,7 +1,10 @@
-"""Samples: raw outputs on disk, their goldens, and how a schema fares on each.
+"""Samples: raw outputs on disk, their prompts and goldens, and how a parser fares on each.
 
-A sample is ``<case>.txt``; its golden is ``<case>.expected.json`` (the parsed message) or
-``<case>.expected-error.txt`` (a phrase of the error transformers raises).
+A sample is ``<case>.txt``. Its golden for the family's response schema is ``<case>.expected.json``
+(the parsed message) or ``<case>.expected-error.txt`` (a phrase of the error transformers raises);
+for the family's response template, ``<case>.template.expected.json`` or
+``<case>.template.expected-error.txt``. A template also needs the generation prompt (``prefix=``):
+``<case>.prompt.txt``, else the folder's ``default.prompt.txt``, else none (``prefix=""``).
 """
 
 from __future__ import annotations
@@ -12,10 +15,17 @@ from pathlib import Path
 from typing import Any
 
 from .engine import ParseFailure, parse_response
+from .engine import template as template_engine
+from .engine.formats import format_of
+from .engine.versions import TEMPLATE
 from .files import InputError, read_sample
 
 ERROR_SUFFIX = ".expected-error.txt"
 EXPECTED_SUFFIX = ".expected.json"
+TEMPLATE_INFIX = ".template"  # <case>.template.expected.json: the template's golden
+PROMPT_SUFFIX = ".prompt.txt"
+DEFAULT_PROMPT = "default" + PROMPT_SUFFIX  # the prompt of every case in its folder without its own
+TEMPLATE_SUFFIX = ".template.json"  # schemas/<family>.template.json beside schemas/<family>.json
 
 
 @dataclass
@@ -28,15 +38,33 @@ class Sample:
     def name(self) -> str:
         return self.path.name
 
-    def expected_value_path(self) -> Path:
-        return self.path.with_name(self.path.stem + EXPECTED_SUFFIX)
+    def expected_value_path(self, fmt: str | None = None) -> Path:
+        """The golden message of this sample for a parser of format ``fmt`` (a schema by default)."""
+        return self.path.with_name(self.path.stem + _infix(fmt) + EXPECTED_SUFFIX)
 
-    def expected_error_path(self) -> Path:
-        return self.path.with_name(self.path.stem + ERROR_SUFFIX)
+    def expected_error_path(self, fmt: str | None = None) -> Path:
+        return self.path.with_name(self.path.stem + _infix(fmt) + ERROR_SUFFIX)
+
+    def prompt(self) -> tuple[str, Path | None]:
+        """The generation prompt a template parses this sample with, and the file it came from."""
+        path = prompt_file(self.path)
+        return (read_sample(path), path) if path is not None else ("", None)
+
+
+def _infix(fmt: str | None) -> str:
+    return TEMPLATE_INFIX if fmt == TEMPLATE else ""
 
 
 def is_sample_file(path: Path) -> bool:
-    return path.suffix == ".txt" and not path.name.endswith(ERROR_SUFFIX)
+    return path.suffix == ".txt" and not path.name.endswith((ERROR_SUFFIX, PROMPT_SUFFIX))
+
+
+def prompt_file(sample_path: Path) -> Path | None:
+    """``<case>.prompt.txt`` beside the sample, else the folder's ``default.prompt.txt``."""
+    for candidate in (sample_path.with_name(sample_path.stem + PROMPT_SUFFIX), sample_path.with_name(DEFAULT_PROMPT)):
+        if candidate.is_file():
+            return candidate
+    return None
 
 
 def discover(target: str | Path) -> list[Path]:
@@ -57,12 +85,14 @@ def load(path: Path) -> Sample:
     return Sample(path, text, path.stat().st_mtime_ns)
 
 
-def family_schema(sample_path: Path) -> Path | None:
-    """``schemas/<family>.json`` for a sample under ``sample_outputs/<family>/``, if it exists."""
+def family_schema(sample_path: Path, template: bool = False) -> Path | None:
+    """``schemas/<family>.json`` (or, with ``template``, ``schemas/<family>.template.json``) for a
+    sample under ``sample_outputs/<family>/``, if it exists."""
     parts = sample_path.resolve().parts
     for i in range(len(parts) - 2, -1, -1):
         if parts[i] == "sample_outputs" and i + 1 < len(parts) - 1:
-            candidate = Path(*parts[:i]) / "schemas" / f"{parts[i + 1]}.json"
+            name = parts[i + 1] + (TEMPLATE_SUFFIX if template else ".json")
+            candidate = Path(*parts[:i]) / "schemas" / name
             return candidate if candidate.is_file() else None
     return None
 
@@ -84,9 +114,9 @@ class Verdict:
         return self.status in (PARSES, MATCHES)
 
 
-def expected_of(sample: Sample) -> tuple[str, Any] | None:
-    """("value", message) or ("error", phrase) from the sample's golden, or None."""
-    value_path, error_path = sample.expected_value_path(), sample.expected_error_path()
+def expected_of(sample: Sample, fmt: str | None = None) -> tuple[str, Any] | None:
+    """("value", message) or ("error", phrase) from the sample's golden for format ``fmt``, or None."""
+    value_path, error_path = sample.expected_value_path(fmt), sample.expected_error_path(fmt)
     try:
         if value_path.is_file():
             return "value", json.loads(value_path.read_text(encoding="utf-8"))
@@ -97,21 +127,36 @@ def expected_of(sample: Sample) -> tuple[str, Any] | None:
     return None
 
 
-def judge(sample: Sample, schema: Any, *, time_limit: float = 2.0) -> Verdict:
-    """How ``schema`` fares on ``sample``, against its golden when it has one (the TUI's sample
-    bar and ``workbench check`` both ask this)."""
+def judge(sample: Sample, parser: Any, *, time_limit: float = 2.0) -> Verdict:
+    """How ``parser`` (a schema or a template) fares on ``sample``, against its golden when it has
+    one (the TUI's sample bar and ``workbench check`` both ask this)."""
+    if format_of(parser) == TEMPLATE:
+        try:
+            prompt, _ = sample.prompt()
+        except InputError as exc:
+            return Verdict(FAILS, str(exc), error=str(exc))
+        try:
+            value, error = template_engine.parse_response(sample.text, parser, prefix=prompt, time_limit=time_limit), None
+        except Exception as exc:  # what transformers 5.23.0 raises on this output, named as it names it
+            value, error = None, template_error(exc)
+        return verdict_of(sample, value, error, TEMPLATE)
     try:
-        value, error = parse_response(sample.text, schema, time_limit=time_limit), None
+        value, error = parse_response(sample.text, parser, time_limit=time_limit), None
     except ParseFailure as exc:
         value, error = None, exc
     return verdict_of(sample, value, error)
 
 
-def verdict_of(sample: Sample, value: Any, error: Exception | None) -> Verdict:
+def template_error(exc: Exception) -> Exception:
+    """A template's error as it reads in a verdict: transformers' exception type and message."""
+    return RuntimeError(f"{type(exc).__name__}: {exc}")
+
+
+def verdict_of(sample: Sample, value: Any, error: Exception | None, fmt: str | None = None) -> Verdict:
     """The verdict on one outcome of a parse (its value, or its error) against the sample's golden.
     The TUI judges the sample it shows from the very trace it draws, so bar and tree agree."""
     verdict = Verdict(PARSES, value=value) if error is None else Verdict(FAILS, str(error), error=str(error))
-    expected = expected_of(sample)
+    expected = expected_of(sample, fmt)
     if expected is None:
         return verdict
     verdict.golden = True

@@ -11,7 +11,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..check import NO_GOLDEN, PASS, as_json, check as run_check, update_goldens
+from ..engine.versions import SCHEMA, TEMPLATE
 from ..files import InputError
+from ..samples import first_difference
 from ..linearity import MAX_GROWTH, as_json as linear_json, check_linear
 from .output import FAILED, OK, UNUSABLE, emit, stop
 
@@ -45,20 +47,65 @@ def check(
 
 
 def _print_table(results) -> None:
-    console = Console(highlight=False, soft_wrap=False, width=160)
+    """One row per family: its schema and its template side by side, then where they disagree."""
+    console = Console(highlight=False, soft_wrap=False, width=180)
     table = Table(show_edge=False, pad_edge=False)
-    for column in ("family", "cases", "result", "first difference"):
+    for column in ("family", "schema", "template", "first difference", "template vs schema"):
         table.add_column(column, overflow="fold")
+    by_family: dict[str, dict] = {}
     for r in results:
-        if r.problem:
-            table.add_row(r.family, "-", "[red]error[/]", r.problem)
-            continue
-        first = next((c for c in r.cases if c.status != PASS), None)
-        verdict = "[green]pass[/]" if r.ok else ("[yellow]no golden[/]" if first and first.status == NO_GOLDEN else "[red]fail[/]")
-        table.add_row(r.family, f"{r.passed}/{len(r.cases)}", verdict, f"{first.case}: {first.difference}" if first else "")
+        by_family.setdefault(r.family, {})[r.format] = r
+    for family, formats in by_family.items():
+        schema, template = formats.get(SCHEMA), formats.get(TEMPLATE)
+        problems = [f"{label}: {first}" for label, r in (("schema", schema), ("template", template)) if r and (first := _first_problem(r))]
+        table.add_row(family, _cell(schema), _cell(template), escape("; ".join(problems)), escape(_disagreement(schema, template)))
     console.print(table)
-    ok = sum(r.ok for r in results)
-    console.print(f"{ok} of {len(results)} families pass")
+    for fmt, label in ((SCHEMA, "schemas"), (TEMPLATE, "templates")):
+        checked = [r for r in results if r.format == fmt]
+        if checked:
+            console.print(f"{sum(r.ok for r in checked)} of {len(checked)} {label} pass")
+
+
+def _cell(result) -> str:
+    if result is None:
+        return "[dim]none[/]"
+    if result.problem:
+        return "[red]error[/]"
+    if result.ok:
+        return f"[green]pass[/] {result.passed}/{len(result.cases)}"
+    first = next(c for c in result.cases if c.status != PASS)
+    word = "[yellow]no golden[/]" if first.status == NO_GOLDEN else "[red]fail[/]"
+    return f"{word} {result.passed}/{len(result.cases)}"
+
+
+def _first_problem(result) -> str:
+    if result.problem:
+        return result.problem
+    first = next((c for c in result.cases if c.status != PASS), None)
+    return f"{first.case}: {first.difference}" if first else ""
+
+
+def _disagreement(schema, template) -> str:
+    """On how many samples the template's result is not the schema's, and the first such place."""
+    if not schema or not template or schema.problem or template.problem:
+        return ""
+    differing = []
+    for a, b in zip(schema.cases, template.cases):
+        outcome_a = ("error", None) if a.error is not None else ("value", a.value)
+        outcome_b = ("error", None) if b.error is not None else ("value", b.value)
+        if outcome_a != outcome_b:
+            differing.append((a.case, _outcome_difference(a, b)))
+    if not differing:
+        return "same on every sample"
+    case, how = differing[0]
+    return f"{len(differing)} differ; {case}: {how}"
+
+
+def _outcome_difference(schema_case, template_case) -> str:
+    if schema_case.error is not None or template_case.error is not None:
+        fails = "schema fails" if schema_case.error is not None else "template fails"
+        return fails if (schema_case.error is None) != (template_case.error is None) else "both fail"
+    return first_difference(schema_case.value, template_case.value)
 
 
 def _gather(run, schemas_dir: Path, samples_dir: Path, family: list[str]) -> list:
