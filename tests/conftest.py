@@ -1,3 +1,4 @@
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -8,6 +9,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# export --verify's environments with transformers 5.14.1 / 5.23.0 (workbench/runtimes.py): built
+# once into the git-ignored .oracles/ rather than the user's cache, for tests and their subprocesses.
+os.environ.setdefault("WORKBENCH_RUNTIMES_DIR", str(ROOT / ".oracles" / "runtimes"))
 
 
 @pytest.fixture

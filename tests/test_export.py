@@ -94,8 +94,10 @@ def test_tokenizer_dir_round_trip_with_transformers(tokenizer_dir):
     before = json.loads((tokenizer_dir / "tokenizer_config.json").read_text(encoding="utf-8"))
     result = run("export", str(QWEN_PATH), "--tokenizer-dir", str(tokenizer_dir), "--verify", "--sample", str(SAMPLE))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "response_schema loaded back unchanged" in result.stdout
-    assert "agrees with the workbench" in result.stdout
+    assert "verify: transformers 5.14.1: response_schema loaded back unchanged" in result.stdout
+    assert "verify: 5.3–5.14 read response_schema: parse_response agrees with the workbench on 1 of 1 samples" in result.stdout
+    assert "verify: 5.15–5.23 read nothing: they drop response_schema" in result.stdout
+    assert "current transformers (5.15 and later) ignore response_schema" in result.stderr and "workbench migrate" in result.stderr
     after = json.loads((tokenizer_dir / "tokenizer_config.json").read_text(encoding="utf-8"))
     assert after["response_schema"] == QWEN
     # every other key, its value and its place survive
@@ -214,16 +216,20 @@ def test_export_onto_a_folder_with_a_tokenizer_dir_writes_neither(tokenizer_dir,
     assert snapshot(tokenizer_dir) == before and list(folder.iterdir()) == []
 
 
-def test_verify_without_transformers_writes_nothing(tokenizer_dir, monkeypatch):
+def test_verify_without_its_releases_writes_nothing(tokenizer_dir, tmp_path, monkeypatch):
+    """A release that cannot be had (no registry, no disk) stops the export before any write."""
     from typer.testing import CliRunner
 
+    import workbench.runtimes
     from workbench.cli.app import app
 
     before = snapshot(tokenizer_dir)
-    monkeypatch.setitem(sys.modules, "transformers", None)  # import transformers now fails
+    monkeypatch.setattr(workbench.runtimes, "installed_version", lambda: None)
+    monkeypatch.setattr(workbench.runtimes, "runtimes_dir", lambda: tmp_path / "runtimes")
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "no-python"))  # so the environment cannot be built
     result = CliRunner().invoke(app, ["export", str(QWEN_PATH), "--tokenizer-dir", str(tokenizer_dir), "--verify"])
     assert result.exit_code == 2, result.output
-    assert "--verify needs transformers" in result.output and "nothing was written" in result.output
+    assert "transformers 5.14.1" in result.output and "nothing was written" in result.output
     assert "wrote" not in result.output
     assert snapshot(tokenizer_dir) == before
 
@@ -269,8 +275,59 @@ def test_a_template_exports_as_response_template_and_verifies(tokenizer_dir, tmp
     config = json.loads((tokenizer_dir / "tokenizer_config.json").read_text(encoding="utf-8"))
     assert config["response_template"] == QWEN3 and "response_schema" not in config
     assert {k: v for k, v in config.items() if k != "response_template"} == config_before
-    assert "verify: response_template loaded back unchanged" in result.stdout
-    assert 'verify: parse_response on the sample agrees with the workbench (prefix="")' in result.stdout
+    assert "verify: transformers 5.14.1: response_template loaded back unchanged" in result.stdout
+    assert "verify: 5.3–5.12 read neither key: they do not know response_template" in result.stdout
+    assert "verify: 5.13–5.14 read response_template (parse_response needs prefix=): parse_response agrees" in result.stdout
+    assert "verify: 5.15–5.23 read response_template: parse_response agrees with the workbench on 1 of 1 samples" in result.stdout
+
+
+def test_a_schema_and_a_template_go_in_together_and_verify_per_release_range(tokenizer_dir):
+    """The family's samples (and their prompts) are the default; each release range says what it reads."""
+    template_path = ROOT / "schemas" / "qwen3.template.json"
+    config_before = json.loads((tokenizer_dir / "tokenizer_config.json").read_text(encoding="utf-8"))
+    result = run("export", str(QWEN_PATH), str(template_path), "--tokenizer-dir", str(tokenizer_dir), "--verify")
+    assert result.returncode == 0, result.stdout + result.stderr
+    config = json.loads((tokenizer_dir / "tokenizer_config.json").read_text(encoding="utf-8"))
+    assert config["response_schema"] == QWEN
+    assert config["response_template"] == json.loads(template_path.read_text(encoding="utf-8"))
+    assert list(config)[:-2] == list(config_before)
+    cases = len([p for p in (ROOT / "sample_outputs" / "qwen3").iterdir() if p.name.endswith(".txt") and ".prompt" not in p.name and "expected" not in p.name])
+    lines = [line for line in result.stdout.splitlines() if line.startswith("verify:")]
+    assert lines == [
+        "verify: 5.0–5.2 read neither key (not checked)",
+        "verify: transformers 5.14.1: response_schema and response_template loaded back unchanged",
+        f"verify: 5.3–5.12 read response_schema: parse_response agrees with the workbench on {cases} of {cases} samples",
+        "verify: 5.13–5.14 read response_template (preferred over response_schema; parse_response then needs prefix=): "
+        f"parse_response agrees with the workbench on {cases} of {cases} samples",
+        "verify: transformers 5.23.0: response_template loaded back unchanged; response_schema is dropped when the tokenizer loads",
+        f"verify: 5.15–5.23 read response_template: parse_response agrees with the workbench on {cases} of {cases} samples",
+    ]
+    assert "5.13 and 5.14 read both and prefer response_template" in result.stderr
+
+
+def test_verify_fails_where_a_release_reads_the_template_differently(tokenizer_dir, tmp_path):
+    """A dotted placeholder ({content.name}) is resolved from 5.16 on; 5.13 and 5.14 keep it as text."""
+    template = json.loads((ROOT / "schemas" / "qwen3.template.json").read_text(encoding="utf-8"))
+    template["fields"]["tool_calls"]["transform"] = {"type": "function", "function": {"name": "{content.name}", "arguments": "{content.arguments}"}}
+    path = tmp_path / "dotted.template.json"
+    path.write_text(json.dumps(template), encoding="utf-8")
+    result = run("export", str(path), "--tokenizer-dir", str(tokenizer_dir), "--verify", "--sample", str(SAMPLE))
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "verify: 5.13–5.14 read response_template (parse_response needs prefix=): parse_response differs from the workbench on 1 of 1 samples" in result.stdout
+    assert '/tool_calls/0/function/name: expected "{content.name}", got "search"' in result.stdout
+    assert "verify: 5.15–5.23 read response_template: parse_response agrees" in result.stdout
+
+
+@pytest.mark.parametrize("files, message", [
+    (["qwen3.json", "qwen3.json"], "both files are a response_schema"),
+    (["qwen3.json", "qwen3.template.json", "-o", "OUT"], "-o writes one file"),
+])
+def test_two_files_must_be_one_of_each_and_go_to_a_folder(tokenizer_dir, tmp_path, files, message):
+    before = snapshot(tokenizer_dir)
+    args = [str(tmp_path / "out.json") if f == "OUT" else (f if f.startswith("-") else str(ROOT / "schemas" / f)) for f in files]
+    result = run("export", *args, "--tokenizer-dir", str(tokenizer_dir))
+    assert result.returncode == 2 and message in result.stderr and "nothing was written" in result.stderr
+    assert snapshot(tokenizer_dir) == before and not (tmp_path / "out.json").exists()
 
 
 def test_a_template_transformers_would_reject_is_not_exported(tokenizer_dir, tmp_path):

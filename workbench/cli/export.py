@@ -1,53 +1,85 @@
-"""``workbench export``: ship a response schema or template as a JSON file or inside a tokenizer
-folder (as the ``response_schema`` or ``response_template`` key, by the file's format)."""
+"""``workbench export``: ship a response schema and/or template as a JSON file or inside a tokenizer
+folder (as the ``response_schema`` and ``response_template`` keys, by each file's format)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
-from ..engine.export import ExportRefused, export_schema, require_transformers, verify_tokenizer_dir, version_note
+from ..engine.export import ExportRefused, export_parsers, version_note
 from ..engine.formats import format_of
-from ..files import InputError, load_schema, read_sample
+from ..engine.versions import SCHEMA, TEMPLATE
+from ..files import InputError, load_schema
+from ..runtimes import RuntimeUnavailable
+from ..samples import TEMPLATE_SUFFIX, discover, load
+from ..verify import REMEDY, prepare_runtimes, verify_releases
 from .output import FAILED, UNUSABLE, emit, say, stop
 
 
 def export(
-    schema: Path = typer.Argument(..., help="The response schema or response template (JSON)."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the schema as clean JSON here."),
+    files: list[Path] = typer.Argument(..., help="A response schema, a response template, or one of each (JSON)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the file (one only) as clean JSON here."),
     tokenizer_dir: Optional[Path] = typer.Option(
         None, "--tokenizer-dir",
-        help="Set response_schema (or response_template) in DIR/tokenizer_config.json, keeping every other key."
+        help="Set response_schema and/or response_template in DIR/tokenizer_config.json, keeping every other key."
     ),
-    verify: bool = typer.Option(False, "--verify", help="Load the tokenizer folder with transformers and check it."),
-    sample: Optional[Path] = typer.Option(None, "--sample", help="With --verify: also compare parse_response on this output."),
+    verify: bool = typer.Option(
+        False, "--verify",
+        help="Load the folder with transformers 5.14.1 and 5.23.0 and compare parse_response with the workbench on the samples."
+    ),
+    sample: list[Path] = typer.Option(
+        [], "--sample", help="With --verify: a sample or a folder of them (repeatable; default: the family's sample_outputs/<family>/)."
+    ),
 ) -> None:
-    """Export SCHEMA after validating it; nothing is written if anything is wrong."""
+    """Export FILES after checking them; nothing is written if anything is wrong."""
     if verify and tokenizer_dir is None:
         raise stop("error: --verify checks a tokenizer folder: give --tokenizer-dir", UNUSABLE)
     try:
-        if verify:
-            # Before anything is written: exit 2 promises an untouched folder.
-            require_transformers()
-        schema_value = load_schema(schema)
-        sample_text = read_sample(sample) if sample is not None else None
-        report = export_schema(schema_value, out=out, tokenizer_dir=tokenizer_dir)
-    except (InputError, ExportRefused) as exc:
+        parsers = [load_schema(path) for path in files]
+        samples = [load(p) for target in (sample or _family_samples(files)) for p in discover(target)] if verify else []
+        # Before anything is written: exit 2 promises an untouched folder.
+        pythons = prepare_runtimes(say=lambda line: say(f"note: {line}")) if verify else {}
+        report = export_parsers(parsers, out=out, tokenizer_dir=tokenizer_dir)
+    except (InputError, ExportRefused, RuntimeUnavailable) as exc:
         raise stop(f"error: {exc}; nothing was written", UNUSABLE)
-    say(f"note: {schema} is a {format_of(schema_value)}")
+    schema_file = next((path for path, parser in zip(files, parsers) if format_of(parser) == SCHEMA), None)
+    for path, parser in zip(files, parsers):
+        say(f"note: {path} is a {format_of(parser)}")
     for problem in report.warnings:
-        say(f"{schema}: {problem}")
+        say(f"{schema_file}: {problem}")
     for path in report.written:
         emit(f"wrote {path}\n")
-    say(f"note: {version_note(schema_value)}")
+    _say_releases(parsers)
     if verify:
+        exported = {format_of(parser): parser for parser in parsers}
         try:
-            result = verify_tokenizer_dir(tokenizer_dir, schema_value, sample_text)
-        except ExportRefused as exc:
+            result = verify_releases(tokenizer_dir, exported, samples, pythons)
+        except RuntimeUnavailable as exc:
             raise stop(f"error: {exc}", UNUSABLE)
         for line in result.lines:
             emit(f"verify: {line}\n")
         if not result.ok:
             raise stop("error: verification failed (see above)", FAILED)
+
+
+def _say_releases(parsers: list[Any]) -> None:
+    formats = {format_of(parser) for parser in parsers}
+    if formats == {SCHEMA, TEMPLATE}:
+        say("note: transformers 5.3 to 5.12 read response_schema; 5.13 and 5.14 read both and prefer "
+            "response_template (parse_response then needs prefix=); 5.15 and later read only response_template")
+        return
+    say(f"note: {version_note(parsers[0])}")
+    if formats == {SCHEMA}:
+        say(f"warning: current transformers (5.15 and later) ignore response_schema; {REMEDY}")
+
+
+def _family_samples(files: list[Path]) -> list[Path]:
+    """``sample_outputs/<family>/`` beside ``schemas/<family>.json`` (or ``.template.json``)."""
+    for path in files:
+        family = path.name.removesuffix(TEMPLATE_SUFFIX).removesuffix(".json")
+        folder = path.resolve().parent.parent / "sample_outputs" / family
+        if path.resolve().parent.name == "schemas" and folder.is_dir():
+            return [folder]
+    return []

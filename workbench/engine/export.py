@@ -64,12 +64,28 @@ def _checked(schema: Any) -> list[Problem]:
 
 def export_schema(schema: Any, out: str | Path | None = None, tokenizer_dir: str | Path | None = None) -> ExportReport:
     """Write ``schema`` to ``out`` and/or into ``tokenizer_dir``'s config, or refuse and write nothing."""
+    return export_parsers([schema], out=out, tokenizer_dir=tokenizer_dir)
+
+
+def export_parsers(parsers: list[Any], out: str | Path | None = None, tokenizer_dir: str | Path | None = None) -> ExportReport:
+    """Write one parser, or a schema and a template together, into ``tokenizer_dir``'s config (each
+    as its own key; one parser may also go to ``out``), or refuse and write nothing."""
     if out is None and tokenizer_dir is None:
         raise ExportRefused("say where to export: an output file, a tokenizer folder, or both")
-    report = ExportReport(warnings=_checked(schema))
+    if not 1 <= len(parsers) <= 2:
+        raise ExportRefused("export takes one file, or two: a response_schema and a response_template")
+    formats = [format_of(parser) for parser in parsers]
+    if len(set(formats)) != len(formats):
+        raise ExportRefused(f"both files are a {formats[0]}: give one response_schema and one response_template")
+    if out is not None and len(parsers) > 1:
+        raise ExportRefused("-o writes one file: with a schema and a template, export into a tokenizer folder")
+    report = ExportReport()
+    for parser in parsers:
+        report.warnings.extend(_checked(parser))
+    schema = parsers[0]
     config_path, config_text = None, None
     if tokenizer_dir is not None:
-        config_path, config_text = _config_with_schema(Path(tokenizer_dir), schema)
+        config_path, config_text = _config_with(Path(tokenizer_dir), parsers)
     files: list[tuple[Path, str]] = []
     if out is not None:
         out = Path(out)
@@ -89,7 +105,7 @@ def export_schema(schema: Any, out: str | Path | None = None, tokenizer_dir: str
     return report
 
 
-def _config_with_schema(folder: Path, schema: Any) -> tuple[Path, str]:
+def _config_with(folder: Path, parsers: list[Any]) -> tuple[Path, str]:
     if not folder.is_dir():
         raise ExportRefused(f"{folder}: no such tokenizer folder")
     path = folder / CONFIG_NAME
@@ -100,7 +116,8 @@ def _config_with_schema(folder: Path, schema: Any) -> tuple[Path, str]:
     if not isinstance(config, dict):
         raise ExportRefused(f"{path}: a tokenizer config must be a JSON object")
     # Replacing the value keeps the key where it was; a new key goes last. Nothing else changes.
-    config[format_of(schema)] = schema
+    for parser in parsers:
+        config[format_of(parser)] = parser
     return path, dump_json(config)
 
 
