@@ -117,7 +117,7 @@ def test_the_command_prints_a_table_and_json(tmp_path):
     args = [sys.executable, "-m", "workbench", "check", "--linear", "schemas", "sample_outputs"]
     shown = subprocess.run(args, capture_output=True, text=True, cwd=root)
     assert shown.returncode == 0, shown.stdout + shown.stderr
-    assert "fam" in shown.stdout and "pass" in shown.stdout and "1 of 1 families" in shown.stdout
+    assert "fam" in shown.stdout and "pass" in shown.stdout and "1 of 1 parsers" in shown.stdout
     as_json = subprocess.run([*args, "--json"], capture_output=True, text=True, cwd=root)
     [family] = json.loads(as_json.stdout)
     assert family["ok"] and family["worst"]["case"] == "case" and family["failures"] == []
@@ -128,3 +128,40 @@ def test_update_does_not_go_with_linear(tmp_path):
     result = subprocess.run([sys.executable, "-m", "workbench", "check", "--linear", "--update"],
                             capture_output=True, text=True, cwd=root)
     assert result.returncode == 2 and "--update" in result.stderr
+
+
+def template(opener: str) -> dict:
+    return {
+        "version": 1,
+        "defaults": {"role": "assistant"},
+        "start_anchor": "<|im_start|>assistant\n",
+        "fields": {
+            "thinking": {"open": "<think>", "close": "</think>", "content": "text"},
+            "tool_calls": {"open_pattern": opener, "close": "</tool_call>", "repeats": True, "content": "json"},
+            "content": {"content": "text"},
+        },
+    }
+
+
+def template_tree(tmp_path: Path, opener: str) -> Path:
+    (tmp_path / "schemas").mkdir()
+    (tmp_path / "schemas" / "fam.template.json").write_text(json.dumps(template(opener)))
+    folder = tmp_path / "sample_outputs" / "fam"
+    folder.mkdir(parents=True)
+    (folder / "case.txt").write_text(SAMPLE)
+    (folder / "default.prompt.txt").write_text("<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n")
+    return tmp_path
+
+
+def test_a_template_is_checked_with_its_prompt_and_a_bounded_whitespace_guard_passes(tmp_path):
+    # \s{0,64} before the opener: a partial-mode search tries at most 64 characters per start.
+    result = run_check(template_tree(tmp_path, r"\s{0,64}<tool_call>"))
+    assert result.format == "response_template" and result.schema.endswith("fam.template.json")
+    assert result.ok and result.inputs > 0, result.failures
+
+
+def test_a_template_opener_led_by_an_unbounded_whitespace_repeat_is_quadratic(tmp_path):
+    # transformers searches delimiters with partial=True, and a partial search of a pattern led
+    # by \s* retries the repeat to the end of the text from every start: quadratic on any text.
+    result = run_check(template_tree(tmp_path, r"\s*<tool_call>"))
+    assert not result.ok and result.worst.timed_out

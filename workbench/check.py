@@ -16,7 +16,7 @@ from .engine import errors, validate
 from .engine.template import load_template
 from .engine.versions import SCHEMA, TEMPLATE
 from .files import InputError, atomic_write, dump_json, load_schema
-from .samples import MATCHES, TEMPLATE_SUFFIX, Sample, is_sample_file, judge, load
+from .samples import MATCHES, Sample, is_sample_file, judge, load, parser_files
 
 PASS, FAIL, NO_GOLDEN = "pass", "fail", "no golden"
 
@@ -62,11 +62,8 @@ def check(
     for folder in sorted(p for p in samples_dir.iterdir() if p.is_dir()):
         if families and folder.name not in families:
             continue
-        schema_path, template_path = schemas_dir / f"{folder.name}.json", schemas_dir / f"{folder.name}{TEMPLATE_SUFFIX}"
-        if schema_path.exists() or not template_path.exists():
-            results.append(check_family(schema_path, folder))
-        if template_path.exists():
-            results.append(check_family(template_path, folder, TEMPLATE))
+        for path, fmt in parser_files(schemas_dir, folder.name):
+            results.append(check_family(path, folder, fmt))
     return results
 
 

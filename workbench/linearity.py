@@ -1,8 +1,9 @@
-"""``workbench check --linear``: every schema parses in linear time on its samples grown large.
+"""``workbench check --linear``: every schema and template parses in linear time on its samples grown large.
 
 transformers runs a response schema with no time limit, so a regex that backtracks over a long
 whitespace run (a model stuck emitting spaces) or a long output holds ``parse_response`` for
-minutes. This check feeds each schema, for every sample of its family:
+minutes. This check feeds each schema and each template (with the
+sample's prompt, which is not grown), for every sample of its family:
 
 - **whitespace runs**: the sample with a run of 200,000 whitespace characters inserted at one
   token boundary (see ``boundaries``), for every boundary kept. The run is one of four kinds:
@@ -29,8 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from .engine import DEFAULT_TIME_LIMIT, RegexTimeout, errors, parse_response, validate
+from .engine import template as template_engine
+from .engine.formats import format_of
+from .engine.versions import SCHEMA, TEMPLATE
 from .files import InputError, load_schema, read_sample
-from .samples import is_sample_file
+from .samples import Sample, is_sample_file, parser_files
 
 RUN = 200_000  # whitespace characters inserted at 10×
 REPEATED = 2_000_000  # characters of the repeated sample at 10×
@@ -135,11 +139,15 @@ def growth(small: float, large: float) -> float:
     return large / max(small, FLOOR)
 
 
-def timed_parse(text: str, schema: Any, time_limit: float) -> float | None:
-    """Seconds one parse takes, or None when it hits the time limit. Other failures count as done."""
+def timed_parse(text: str, schema: Any, time_limit: float, prompt: str = "") -> float | None:
+    """Seconds one parse takes, or None when it hits the time limit. Other failures count as done.
+    ``schema`` may be a template, which parses with ``prompt``."""
     started = time.perf_counter()
     try:
-        parse_response(text, schema, time_limit=time_limit)
+        if format_of(schema) == TEMPLATE:
+            template_engine.parse_response(text, schema, prefix=prompt, time_limit=time_limit)
+        else:
+            parse_response(text, schema, time_limit=time_limit)
     except RegexTimeout:
         return None
     except Exception:  # noqa: BLE001 - a parse error is an answer; only the time matters here
@@ -147,20 +155,20 @@ def timed_parse(text: str, schema: Any, time_limit: float) -> float | None:
     return time.perf_counter() - started
 
 
-def measure(small: str, large: str, schema: Any, time_limit: float) -> tuple[float | None, float | None]:
+def measure(small: str, large: str, schema: Any, time_limit: float, prompt: str = "") -> tuple[float | None, float | None]:
     """(time of the 10× parse or None on a timeout, growth or None when too fast to matter). Too
     much growth is measured again, best of three, before it counts: one slow run may be noise."""
-    large_time = timed_parse(large, schema, time_limit)
+    large_time = timed_parse(large, schema, time_limit, prompt)
     if large_time is None or large_time <= MAX_GROWTH * FLOOR:
         return large_time, None
-    small_time = timed_parse(small, schema, time_limit)
+    small_time = timed_parse(small, schema, time_limit, prompt)
     if small_time is None:
         return None, None
     ratio = growth(small_time, large_time)
     for _ in range(2):
         if ratio <= MAX_GROWTH:
             break
-        again_small, again_large = timed_parse(small, schema, time_limit), timed_parse(large, schema, time_limit)
+        again_small, again_large = timed_parse(small, schema, time_limit, prompt), timed_parse(large, schema, time_limit, prompt)
         if again_small is None or again_large is None:
             return None, None
         small_time, large_time = min(small_time, again_small), min(large_time, again_large)
@@ -177,7 +185,7 @@ class SampleResult:
 
 
 def check_sample(family: str, case: str, text: str, schema: Any, first_kind: int = 0,
-                 time_limit: float = DEFAULT_TIME_LIMIT) -> SampleResult:
+                 time_limit: float = DEFAULT_TIME_LIMIT, prompt: str = "") -> SampleResult:
     result = SampleResult(case)
 
     def record(trial: Trial) -> bool:
@@ -190,7 +198,7 @@ def check_sample(family: str, case: str, text: str, schema: Any, first_kind: int
 
     if text:
         reps = math.ceil(REPEATED / SCALE / len(text))
-        seconds, ratio = measure(text * reps, text * (reps * SCALE), schema, time_limit)
+        seconds, ratio = measure(text * reps, text * (reps * SCALE), schema, time_limit, prompt)
         if not record(Trial(family, case, "repeat", "whole sample", f"x{reps * SCALE}", len(text) * reps * SCALE, seconds, ratio)):
             return result
     kinds = list(KINDS)
@@ -204,7 +212,7 @@ def check_sample(family: str, case: str, text: str, schema: Any, first_kind: int
             unit = KINDS[kind]
             small = text[: boundary.offset] + unit * (RUN // SCALE // len(unit)) + text[boundary.offset :]
             large = text[: boundary.offset] + unit * (RUN // len(unit)) + text[boundary.offset :]
-            seconds, ratio = measure(small, large, schema, time_limit)
+            seconds, ratio = measure(small, large, schema, time_limit, prompt)
             if not record(Trial(family, case, "whitespace", boundary.describe(), kind, len(large), seconds, ratio)):
                 return result
     return result
@@ -216,9 +224,10 @@ def check_sample(family: str, case: str, text: str, schema: Any, first_kind: int
 @dataclass
 class FamilyResult:
     family: str
-    schema: str
+    schema: str  # the parser's file
     samples: list[SampleResult] = field(default_factory=list)
     problem: str | None = None  # the family could not be checked at all
+    format: str = SCHEMA
 
     @property
     def ok(self) -> bool:
@@ -245,8 +254,8 @@ def _job(args: tuple) -> SampleResult:
 def check_linear(schemas_dir: str | Path = "schemas", samples_dir: str | Path = "sample_outputs",
                  families: list[str] | None = None, jobs: int = 2,
                  time_limit: float = DEFAULT_TIME_LIMIT) -> list[FamilyResult]:
-    """Every family's schema on its samples grown large. ``jobs`` processes share the samples
-    (1: in this process); each parse runs under the engine's timer in its process's main thread."""
+    """Every family's schema and template on its samples grown large. ``jobs`` processes share the
+    samples (1: in this process); each parse runs under the engine's timer in its process's main thread."""
     schemas_dir, samples_dir = Path(schemas_dir), Path(samples_dir)
     if not samples_dir.is_dir():
         raise InputError(f"{samples_dir}: no such samples folder")
@@ -256,27 +265,10 @@ def check_linear(schemas_dir: str | Path = "schemas", samples_dir: str | Path = 
     for folder in sorted(p for p in samples_dir.iterdir() if p.is_dir()):
         if families and folder.name not in families:
             continue
-        result = FamilyResult(folder.name, str(schemas_dir / f"{folder.name}.json"))
-        results.append(result)
-        try:
-            schema = load_schema(Path(result.schema))
-        except InputError as exc:
-            result.problem = str(exc)
-            continue
-        bad = errors(validate(schema))
-        if bad:
-            result.problem = f"{result.schema}: {bad[0]}"
-            continue
-        paths = sorted(p for p in folder.iterdir() if p.is_file() and is_sample_file(p))
-        if not paths:
-            result.problem = f"{folder}: no samples"
-        for i, path in enumerate(paths):
-            try:
-                text = read_sample(path)
-            except InputError as exc:
-                result.problem = str(exc)
-                break
-            work.append((result, (folder.name, path.stem, text, schema, i, time_limit)))
+        for path, fmt in parser_files(schemas_dir, folder.name):
+            result = FamilyResult(folder.name, str(path), format=fmt)
+            results.append(result)
+            work.extend((result, args) for args in _family_work(result, folder, time_limit))
     # Slowest first (the longest texts), so the pool does not wait on one big sample at the end.
     work.sort(key=lambda item: -len(item[1][2]))
     if jobs <= 1:
@@ -291,12 +283,43 @@ def check_linear(schemas_dir: str | Path = "schemas", samples_dir: str | Path = 
     return results
 
 
+def _family_work(result: FamilyResult, folder: Path, time_limit: float) -> list[tuple]:
+    """The arguments of check_sample for each of the family's samples, or none (and ``problem`` set)."""
+    try:
+        parser = load_schema(Path(result.schema))
+    except InputError as exc:
+        result.problem = str(exc)
+        return []
+    if result.format == TEMPLATE:
+        try:
+            template_engine.load_template(parser)
+        except ValueError as exc:
+            result.problem = f"{result.schema}: {exc}"
+            return []
+    elif bad := errors(validate(parser)):
+        result.problem = f"{result.schema}: {bad[0]}"
+        return []
+    paths = sorted(p for p in folder.iterdir() if p.is_file() and is_sample_file(p))
+    if not paths:
+        result.problem = f"{folder}: no samples"
+    work = []
+    for i, path in enumerate(paths):
+        try:
+            sample = Sample(path, read_sample(path))
+            prompt = sample.prompt()[0] if result.format == TEMPLATE else ""
+        except InputError as exc:
+            result.problem = str(exc)
+            return []
+        work.append((result.family, path.stem, sample.text, parser, i, time_limit, prompt))
+    return work
+
+
 def as_json(results: list[FamilyResult]) -> list[dict]:
     def trial(t: Trial | None) -> dict | None:
         return None if t is None else {k: v for k, v in asdict(t).items() if k != "family"} | {"ok": t.ok}
 
     return [
-        {"family": r.family, "schema": r.schema, "ok": r.ok, "problem": r.problem, "inputs": r.inputs,
+        {"family": r.family, "format": r.format, "schema": r.schema, "ok": r.ok, "problem": r.problem, "inputs": r.inputs,
          "worst": trial(r.worst), "failures": [trial(t) for t in r.failures]}
         for r in results
     ]

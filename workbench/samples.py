@@ -17,7 +17,7 @@ from typing import Any
 from .engine import ParseFailure, parse_response
 from .engine import template as template_engine
 from .engine.formats import format_of
-from .engine.versions import TEMPLATE
+from .engine.versions import SCHEMA, TEMPLATE
 from .files import InputError, read_sample
 
 ERROR_SUFFIX = ".expected-error.txt"
@@ -95,6 +95,13 @@ def family_schema(sample_path: Path, template: bool = False) -> Path | None:
             candidate = Path(*parts[:i]) / "schemas" / name
             return candidate if candidate.is_file() else None
     return None
+
+
+def parser_files(schemas_dir: Path, family: str) -> list[tuple[Path, str]]:
+    """The family's parsers in ``schemas_dir`` with their formats: ``<family>.json`` and
+    ``<family>.template.json``, whichever exist (the schema, missing, when neither does)."""
+    found = [(schemas_dir / f"{family}.json", SCHEMA), (schemas_dir / f"{family}{TEMPLATE_SUFFIX}", TEMPLATE)]
+    return [(path, fmt) for path, fmt in found if path.exists()] or found[:1]
 
 
 # Statuses of a schema on one sample

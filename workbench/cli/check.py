@@ -128,20 +128,21 @@ def _show(results: list, as_json_output: bool, to_json, print_table) -> None:
 def _print_linear_table(results) -> None:
     console = Console(highlight=False, soft_wrap=False, width=160)
     table = Table(show_edge=False, pad_edge=False)
-    for column in ("family", "inputs", "result", "worst case", "time", "growth"):
+    for column in ("family", "format", "inputs", "result", "worst case", "time", "growth"):
         table.add_column(column, overflow="fold")
     for r in results:
+        fmt = "template" if r.format == TEMPLATE else "schema"
         if r.problem:
-            table.add_row(r.family, "-", "[red]error[/]", escape(r.problem), "", "")
+            table.add_row(r.family, fmt, "-", "[red]error[/]", escape(r.problem), "", "")
             continue
         w = r.worst
         verdict = "[green]pass[/]" if r.ok else f"[red]fail[/] ({len(r.failures)} inputs)"
         table.add_row(
-            r.family, str(r.inputs), verdict,
+            r.family, fmt, str(r.inputs), verdict,
             escape(f"{w.case}: {w.variant} {w.kind}, {w.where}") if w else "",  # [TOOL_CALLS] is no markup
             "timeout" if w and w.timed_out else (f"{w.seconds:.3f} s" if w else ""),
             f"{w.growth:.1f}x" if w and w.growth is not None else "-",
         )
     console.print(table)
     ok = sum(r.ok for r in results)
-    console.print(f"{ok} of {len(results)} families parse in linear time (growth limit {MAX_GROWTH:g}x for 10x the input)")
+    console.print(f"{ok} of {len(results)} parsers parse in linear time (growth limit {MAX_GROWTH:g}x for 10x the input)")

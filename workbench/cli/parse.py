@@ -25,7 +25,7 @@ def parse(
     show_trace: bool = typer.Option(False, "--trace", help="Print the trace with the message: per schema node, or per template region (spans, matches, values)."),
     prefix: Optional[str] = typer.Option(None, "--prefix", help="Templates: the generation prompt (prefix=)."),
     prefix_file: Optional[Path] = typer.Option(
-        None, "--prefix-file", help="Templates: read the prompt from FILE (default: <case>.prompt.txt beside SAMPLE)."
+        None, "--prefix-file", help="Templates: read the prompt from FILE (default: <case>.prompt.txt beside SAMPLE, else its folder's default.prompt.txt)."
     ),
     tools: Optional[Path] = typer.Option(None, "--tools", help="Templates: JSON tool definitions for tools= argument casting."),
     stream: bool = typer.Option(False, "--stream", help="Templates: the event stream as JSON lines, as ResponseParser gives it."),

@@ -10,6 +10,7 @@ from typing import Any, Optional
 from ..engine.template import ResponseParser, load_template, parse_response, trace_response
 from ..engine.versions import tools_narrowing
 from ..files import InputError, dump_json, read_sample, read_text
+from ..samples import prompt_file
 from .output import FAILED, UNUSABLE, emit, say, stop
 
 PROMPT_SUFFIX = ".prompt.txt"
@@ -17,15 +18,16 @@ PROMPT_SUFFIX = ".prompt.txt"
 
 def prompt_for(sample: Path, prefix: Optional[str], prefix_file: Optional[Path]) -> tuple[str, str]:
     """The prefix (the generation prompt) and where it came from: --prefix, --prefix-file, the
-    sample's ``<case>.prompt.txt``, or none ("": the start anchor is not used)."""
+    sample's ``<case>.prompt.txt``, its folder's ``default.prompt.txt`` (as ``workbench check``,
+    the goldens and the TUI take it: ``samples.prompt_file``), or none ("": no anchor is used)."""
     if prefix is not None and prefix_file is not None:
         raise InputError("give --prefix or --prefix-file, not both")
     if prefix is not None:
         return prefix, "--prefix"
     if prefix_file is not None:
         return read_sample(prefix_file), str(prefix_file)
-    beside = sample.with_name(sample.stem + PROMPT_SUFFIX)
-    if beside.is_file():
+    beside = prompt_file(sample)
+    if beside is not None:
         return read_sample(beside), str(beside)
     return "", "none"
 
