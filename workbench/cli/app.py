@@ -6,6 +6,7 @@ import typer
 
 from .check import check
 from .export import export
+from .migrate import migrate
 from .open import open_
 from .parse import parse
 from .validate import validate
@@ -21,6 +22,7 @@ app.command()(parse)
 app.command()(validate)
 app.command()(export)
 app.command()(check)
+app.command()(migrate)
 app.command(name="open")(open_)
 
 

@@ -1,0 +1,224 @@
+"""``workbench migrate``: write the response_template for a response schema, list what could not be
+translated, and show where the two disagree on the family's samples.
+
+The work is the engine's (``workbench.engine.migrate``); this module reads the files, writes the
+template and prints. Exit codes: 0 written, nothing untranslatable, every sample agrees; 1 written
+(or, with nothing translatable, not) but something was not translated or a sample differs; 2 the
+input is unusable and nothing is written.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from ..engine import errors as error_problems
+from ..engine import validate as validate_schema
+from ..engine.formats import format_of
+from ..engine.migrate import ABSENT, compare_sample, derive_start_anchor, header_of, migrate as migrate_schema
+from ..engine.template import load_template
+from ..engine.versions import TEMPLATE
+from ..files import InputError, WriteError, atomic_write, dump_json, load_schema, read_text
+from ..samples import discover, load
+from .output import FAILED, OK, UNUSABLE, emit, say, stop
+
+NO_ANCHOR = (
+    "cannot tell where the assistant's message begins in the prompt (the template's start_anchor): "
+    "pass --start-anchor TEXT, the chat template's assistant header, e.g. --start-anchor "
+    "'<|im_start|>assistant\\n' (\\n stands for a line break), or --prefix-file with a prompt"
+)
+
+
+def migrate(
+    schema: Path = typer.Argument(..., help="The response schema (JSON) to translate."),
+    out: Path = typer.Option(..., "--out", "-o", help="Write the response template here."),
+    samples: Optional[Path] = typer.Option(
+        None, "--samples", help="Samples to compare on (a folder or a file; default: sample_outputs/<family>/ beside schemas/<family>.json)."
+    ),
+    prefix_file: Optional[Path] = typer.Option(
+        None, "--prefix-file", help="A prompt to read the start anchor from (its assistant header)."
+    ),
+    start_anchor: list[str] = typer.Option(
+        [], "--start-anchor", help="Where the assistant's message begins in the prompt (repeatable; \\n stands for a line break)."
+    ),
+    force: bool = typer.Option(False, "--force", help="Write over an existing OUT."),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+) -> None:
+    """Translate SCHEMA into a response_template (RESPONSE_TEMPLATE.md §3), list what cannot be
+    translated, write OUT, and compare both on the samples."""
+    value = _schema(schema)
+    if out.exists() and not force:
+        raise stop(f"error: {out} exists; pass --force to write over it", UNUSABLE)
+    if out.exists() and out.resolve() == schema.resolve():
+        raise stop(f"error: {out} is the schema itself; write the template to another file", UNUSABLE)
+    cases = _samples(schema, samples)
+    anchor, source = _anchor(start_anchor, prefix_file, cases)
+    migration = migrate_schema(value, anchor)
+    written = False
+    if migration.template is not None:
+        try:
+            load_template(migration.template)  # the engine makes sure; never write what transformers rejects
+            atomic_write(out, dump_json(migration.template))
+        except WriteError as exc:
+            raise stop(f"error: {exc}; nothing was written", UNUSABLE)
+        written = True
+    comparisons = [
+        compare_sample(path.stem, text, value, migration.template, prompt) for path, text, prompt in cases
+    ] if written else []
+    code = OK if written and not migration.untranslatable and all(c.agrees for c in comparisons) else FAILED
+    if as_json:
+        emit(json.dumps(_report(schema, out, written, anchor, source, migration, comparisons, code), indent=2, ensure_ascii=False) + "\n")
+    else:
+        _print(out, written, anchor, source, migration, comparisons, samples_given=bool(cases))
+    raise typer.Exit(code)
+
+
+# ----- input ---------------------------------------------------------------------------------------
+
+
+def _schema(path: Path) -> Any:
+    try:
+        value = load_schema(path)
+    except InputError as exc:
+        raise stop(f"error: {exc}", UNUSABLE)
+    if format_of(value) == TEMPLATE:
+        raise stop(f"error: {path} is already a response template (it has 'fields' or 'version')", UNUSABLE)
+    problems = error_problems(validate_schema(value))
+    if problems:
+        for problem in problems:
+            say(f"{path}: {problem}")
+        raise stop(f"error: {path} has {len(problems)} validation error{'s' if len(problems) > 1 else ''}; fix them first", UNUSABLE)
+    return value
+
+
+def _samples(schema: Path, given: Path | None) -> list[tuple[Path, str, str]]:
+    """(path, text, prompt) per sample: the prompt is what the template gets as prefix=."""
+    target = given if given is not None else _family_folder(schema)
+    if target is None:
+        return []
+    try:
+        cases = []
+        for path in discover(target):
+            sample = load(path)
+            cases.append((path, sample.text, sample.prompt()[0]))
+        return cases
+    except InputError as exc:
+        raise stop(f"error: {exc}", UNUSABLE)
+
+
+def _family_folder(schema: Path) -> Path | None:
+    """``sample_outputs/<family>/`` for ``schemas/<family>.json``, when that tree has it."""
+    resolved = schema.resolve()
+    folder = resolved.parent.parent / "sample_outputs" / resolved.name.removesuffix(".json")
+    return folder if resolved.parent.name == "schemas" and folder.is_dir() else None
+
+
+def _anchor(given: list[str], prefix_file: Path | None, cases) -> tuple[Any, str]:
+    """The start anchor and where it came from: --start-anchor, else the --prefix-file prompt,
+    else the samples' prompts (anchor.derive_start_anchor), else exit 2."""
+    if given:
+        anchors = list(dict.fromkeys(_unescape(a) for a in given))
+        if "" in anchors:
+            raise stop("error: --start-anchor cannot be empty", UNUSABLE)
+        return (anchors[0] if len(anchors) == 1 else anchors), "--start-anchor"
+    if prefix_file is not None:
+        try:
+            prompt = read_text(prefix_file, "prompt")
+        except InputError as exc:
+            raise stop(f"error: {exc}", UNUSABLE)
+        anchor = header_of(prompt)
+        if anchor is None:
+            raise stop(f"error: {prefix_file}: no assistant header found; {NO_ANCHOR}", UNUSABLE)
+        return anchor, str(prefix_file)
+    prompts = [prompt for _, _, prompt in cases if prompt]
+    anchor = derive_start_anchor(list(dict.fromkeys(prompts)))
+    if anchor is None:
+        raise stop(f"error: {NO_ANCHOR}", UNUSABLE)
+    return anchor, "the samples' prompts"
+
+
+def _unescape(text: str) -> str:
+    return text.replace("\\\\", "\x00").replace("\\n", "\n").replace("\\r", "\r").replace("\\t", "\t").replace("\x00", "\\")
+
+
+# ----- output --------------------------------------------------------------------------------------
+
+
+def _print(out: Path, written: bool, anchor, source: str, migration, comparisons, samples_given: bool) -> None:
+    emit(f"start_anchor {json.dumps(anchor, ensure_ascii=False)} (from {source})\n")
+    if migration.untranslatable:
+        emit(f"untranslatable ({len(migration.untranslatable)}):\n")
+        for item in migration.untranslatable:
+            emit(f"  {item}\n")
+    else:
+        emit("untranslatable: none\n")
+    if migration.notes:
+        emit(f"notes ({len(migration.notes)}):\n")
+        for item in migration.notes:
+            emit(f"  {item}\n")
+    if not written:
+        emit("no template written: nothing in the schema could be translated\n")
+        return
+    emit(f"wrote {out}\n")
+    if not samples_given:
+        emit("no samples to compare on (pass --samples DIR)\n")
+        return
+    agree = sum(c.agrees for c in comparisons)
+    emit(f"samples: {agree} of {len(comparisons)} give the same message\n")
+    for c in comparisons:
+        if c.agrees:
+            continue
+        if c.schema.failed != c.template.failed:
+            failed, other = ("schema", "template") if c.schema.failed else ("template", "schema")
+            error = (c.schema if c.schema.failed else c.template).error
+            emit(f"  {c.case}: the {failed} fails ({_short(error, 160)}); the {other} gives a message\n")
+            continue
+        for d in c.differences:
+            emit(f"  {c.case}: {d.path or '/'}: schema {_value(d.schema)}, template {_value(d.template)}\n")
+
+
+def _value(value: Any) -> str:
+    return "(absent)" if value is ABSENT else _short(json.dumps(value, ensure_ascii=False), 80)
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join(text.splitlines())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _report(schema: Path, out: Path, written: bool, anchor, source, migration, comparisons, code: int) -> dict:
+    def outcome(o) -> dict:
+        return {"error": o.error} if o.failed else {"value": o.value}
+
+    def difference(d) -> dict:
+        row: dict = {"path": d.path}
+        if d.schema is not ABSENT:
+            row["schema"] = d.schema
+        if d.template is not ABSENT:
+            row["template"] = d.template
+        return row
+
+    return {
+        "schema": str(schema),
+        "out": str(out),
+        "written": written,
+        "start_anchor": anchor,
+        "start_anchor_from": source,
+        "template": migration.template,
+        "untranslatable": [{"path": i.path, "reason": i.reason} for i in migration.untranslatable],
+        "notes": [{"path": i.path, "note": i.reason} for i in migration.notes],
+        "samples": [
+            {
+                "case": c.case,
+                "agrees": c.agrees,
+                "schema": outcome(c.schema),
+                "template": outcome(c.template),
+                "differences": [difference(d) for d in c.differences],
+            }
+            for c in comparisons
+        ],
+        "exit_code": code,
+    }
