@@ -25,9 +25,28 @@ VALUE = "value"  # the text a node received as its value (VALUE_ALT inside odd i
 VALUE_ALT = "value-alt"
 SELECTED = "selected"  # what the user is looking at
 EMPTY = "empty"  # a selected empty match: drawn on the character after it
+# A response_template's regions (engine/template/highlights.py): the same vocabulary of spans, with
+# the kinds of that format. Delimiters are told apart from bodies; the traps of the format (text
+# thrown away, a value overwritten or dropped for being empty, a region the text ended inside)
+# show on top of the field colours.
+DELIMITER = "delimiter"  # an opener or closer match
+CAPTURE = "capture"  # a named group of an opener (a transform variable)
+BODY = "body"  # a region's body (BODY_ALT for every other region of a field)
+BODY_ALT = "body-alt"
+DROPPED = "dropped"  # text no region holds: thrown away
+OVERWRITTEN = "overwritten"  # a region whose value a later region of its field replaced
+EMPTIED = "emptied"  # a region whose value was dropped at the end for being empty
+LEFT_OPEN = "left-open"  # where a region's closer was expected when the text ended
+# The streaming replay (engine/template/replay.py): text fed but held back, text not fed yet, and
+# text a streaming client was shown wrongly.
+HELD = "held"
+UNFED = "unfed"
+FLAGGED = "flagged"
 _RANK = {
     SUBSTITUTION: 0, MATCH: 1, GROUP: 2, ITEM: 3, ITEM_ALT: 3, ITEM_GROUP: 4, ITEM_GROUP_ALT: 4,
     PAIR: 5, PAIR_GROUP: 6, VALUE: 7, VALUE_ALT: 7, SELECTED: 9, EMPTY: 10,
+    DELIMITER: 1, CAPTURE: 2, BODY: 7, BODY_ALT: 7, UNFED: 0, HELD: 8,
+    OVERWRITTEN: 8, EMPTIED: 8, LEFT_OPEN: 8, DROPPED: 8, FLAGGED: 8,
 }
 # x- key -> (kind of its match, kind of its groups), (the same for odd iterator matches)
 _STAGE = {

@@ -26,6 +26,9 @@ class _Missing:
     def __repr__(self) -> str:
         return "<no value>"
 
+    def __reduce__(self) -> str:
+        return "MISSING"  # the one instance, also after crossing to another process
+
 
 MISSING: Any = _Missing()
 

@@ -1,0 +1,112 @@
+"""Which spans of a template parse to colour, and how: a ``TemplateTrace`` as the colour runs the
+raw pane (and the prompt pane) paint, in the vocabulary of ``engine/highlights.py``.
+
+One colour per field, in the template's field order (so a field keeps its colour on every sample);
+a region's opener and closer are told apart from its body, and the regions of one field alternate
+two shades. The traps of the format show on top: text thrown away (``DROPPED``), a region whose
+value a later one replaced (``OVERWRITTEN``), a region whose value was dropped at the end for being
+empty (``EMPTIED``), and where a region's closer was expected when the text ended (``LEFT_OPEN``).
+(The implicit field's closer matching where nothing is open drops no content: it is drawn as a
+delimiter, and the tree says what it did.)
+
+Spans in a trace are offsets into the parser's buffer (the prompt tail, then the output);
+``split_runs`` cuts the runs into the two texts the user sees.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..highlights import (
+    BODY,
+    BODY_ALT,
+    CAPTURE,
+    DELIMITER,
+    DROPPED,
+    EMPTIED,
+    LEFT_OPEN,
+    NO_FIELD,
+    OVERWRITTEN,
+    Paint,
+    flatten,
+)
+from .trace_types import EMPTY_CLOSER, TemplateTrace
+
+
+def field_names(trace: TemplateTrace) -> list[Any]:
+    """The fields, each with its colour: the template's order, then any other a region names."""
+    names = list(trace.template.fields) if trace.template is not None else []
+    for region in trace.regions:
+        if region.field not in names:
+            names.append(region.field)
+    return names
+
+
+def template_paints(trace: TemplateTrace, fields: list[Any] | None = None) -> list[Paint]:
+    """Every paint of the trace, in buffer offsets (overlapping: ``flatten`` resolves them)."""
+    fields = field_names(trace) if fields is None else fields
+    index = {name: i for i, name in enumerate(fields)}
+    emptied = {i for e in trace.emptied for i in e.regions}
+    seen: dict[int, int] = {}
+    paints: list[Paint] = []
+    for region in trace.regions:
+        field = index.get(region.field, NO_FIELD)
+        nth = seen[field] = seen.get(field, -1) + 1
+        if region.open is not None:
+            paints.append(Paint(*region.open.span, field, DELIMITER))
+            paints.extend(Paint(*g.span, field, CAPTURE) for g in region.open.groups if isinstance(g.name, str) and g.span)
+        paints.append(Paint(*region.body, field, BODY_ALT if nth % 2 else BODY))
+        if region.close is not None:
+            paints.append(Paint(*region.close.span, field, DELIMITER))
+        if region.overwritten_by is not None:
+            paints.append(Paint(*region.body, field, OVERWRITTEN))
+        if region.index in emptied:
+            paints.append(Paint(*region.span, field, EMPTIED))
+        if region.left_open:
+            if region.open is not None:
+                paints.append(Paint(*region.open.span, field, LEFT_OPEN))
+            end = region.body[1]
+            if end > region.body[0] and region.index not in emptied:  # the last character: where the closer was due
+                paints.append(Paint(end - 1, end, field, LEFT_OPEN))
+    implicit = index.get(trace.template.implicit, NO_FIELD) if trace.template is not None else NO_FIELD
+    for d in trace.dropped:
+        if d.reason == EMPTY_CLOSER:  # the implicit field's closer with nothing to close: a delimiter, not lost text
+            paints.append(Paint(*d.span, implicit, DELIMITER))
+        else:
+            paints.append(Paint(*d.span, NO_FIELD, DROPPED))
+    return paints
+
+
+def split_runs(trace: TemplateTrace, runs: list[Paint]) -> tuple[list[tuple], list[tuple]]:
+    """Disjoint runs in buffer offsets cut into (output runs, in output offsets; prompt runs, in
+    offsets of the whole prompt). Plain tuples: they cross to the UI process by the thousand."""
+    cut, shift = trace.output_start, trace.prefix_tail_start
+    output: list[tuple] = []
+    prompt: list[tuple] = []
+    for start, end, field, kind in runs:
+        if start < cut:
+            prompt.append((start + shift, min(end, cut) + shift, field, kind))
+        if end > cut:
+            output.append((max(start, cut) - cut, end - cut, field, kind))
+    return output, prompt
+
+
+def template_runs(trace: TemplateTrace) -> tuple[list[Any], list[tuple], list[tuple]]:
+    """Field names, and the disjoint runs of the output and of the prompt."""
+    fields = field_names(trace)
+    output, prompt = split_runs(trace, flatten(template_paints(trace, fields)))
+    return fields, output, prompt
+
+
+def anchor_span(trace: TemplateTrace, prompt: str, time_limit: float | None = None) -> tuple[int, int] | None:
+    """The start anchor's last match in the prompt (the tail starts at its end), if it was found:
+    searched as the parser searches it."""
+    if not trace.anchor_found or trace.template is None:
+        return None
+    last = None
+    try:
+        for match in trace.template.anchor.pattern.finditer(prompt, timeout=time_limit):
+            last = match
+    except TimeoutError:
+        return None
+    return last.span() if last is not None else None
