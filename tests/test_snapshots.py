@@ -41,3 +41,48 @@ def test_main_screen(snap_compare):
 
 def test_main_screen_with_a_failing_sample(snap_compare):
     assert snap_compare(shipped_app("truncated_call.txt"), terminal_size=SIZE, run_before=_settle)
+
+
+# The qwen3 response template as the pictures show it (kept here, so that work on the shipped file
+# does not change them).
+QWEN3_TEMPLATE = """\
+{
+  "version": 1,
+  "defaults": {"role": "assistant"},
+  "start_anchor": "<|im_start|>assistant\\n",
+  "fields": {
+    "thinking": {"open": "<think>", "close": "</think>", "content": "text"},
+    "tool_calls": {
+      "open_pattern": "\\\\s*<tool_call>",
+      "close": "</tool_call>",
+      "repeats": true,
+      "content": "json",
+      "transform": {"type": "function", "function": "{content}"}
+    },
+    "content": {"close_pattern": "\\\\s*<\\\\|im_end\\\\|>", "content": "text"}
+  }
+}
+"""
+
+
+def template_app(sample: str) -> WorkbenchApp:
+    app = shipped_app(sample)
+    app.document = SchemaDocument(Path("schemas/qwen3.template.json"), QWEN3_TEMPLATE)
+    return app
+
+
+def test_main_screen_with_a_template_and_a_prompt(snap_compare):
+    # reasoning_prewritten: the prompt pre-writes <think>, so the thinking region opens in the prompt.
+    assert snap_compare(template_app("reasoning_prewritten.txt"), terminal_size=SIZE, run_before=_settle)
+
+
+def test_streaming_view(snap_compare):
+    async def run_before(pilot) -> None:
+        await _settle(pilot)
+        await pilot.press("ctrl+t")
+        await _settle(pilot)
+        for _ in range(48):  # into the tool call: its chunks are dirty
+            await pilot.press("right")
+        await pilot.pause()
+
+    assert snap_compare(template_app("tool_call.txt"), terminal_size=SIZE, run_before=run_before)

@@ -254,13 +254,48 @@ def test_a_process_that_dies_is_reported_and_replaced(tmp_path):
         client.close()
 
 
-async def test_a_template_opened_in_the_tui_is_named_not_misread(tmp_path):
-    from workbench.analysis import TEMPLATE_IN_TUI
+def test_the_tuis_analysis_agrees_with_workbench_parse_on_every_shipped_template(tmp_path):
+    """Every schemas/<family>.template.json on every sample of its family, with the sample's prompt:
+    the TUI's analysis process gives the message (or error) ``workbench parse --trace`` prints,
+    and the same regions."""
+    from workbench.samples import TEMPLATE_SUFFIX
 
+    runner = CliRunner()
+    client = AnalysisClient()
+    cases = []
+    for template in sorted((ROOT / "schemas").glob(f"*{TEMPLATE_SUFFIX}")):
+        folder = ROOT / "sample_outputs" / template.name.removesuffix(TEMPLATE_SUFFIX)
+        cases += [(p, template) for p in sorted(folder.glob("*.txt")) if is_sample_file(p)]
+    assert any(t.name == "qwen3.template.json" for _, t in cases)
+    try:
+        samples = {str(p): load(p) for p, _ in cases}
+        client.set_samples(samples, {key: s.prompt()[0] for key, s in samples.items()})
+        for generation, (sample, template) in enumerate(cases):
+            prompt, _ = samples[str(sample)].prompt()
+            got = client.analyze(generation, template.read_text(encoding="utf-8"), str(sample), 2.0, lambda: False, prefix=prompt)
+            cli_result = runner.invoke(cli, ["parse", str(sample), "--schema", str(template), "--trace"])
+            printed = json.loads(cli_result.stdout)
+            where = f"{template.name} on {sample.parent.name}/{sample.name}"
+            assert got.format == "response_template" and got.template_trace is not None, where
+            found = got.template_trace
+            assert json.dumps(found.message) == json.dumps(printed["message"]), where
+            assert found.error_dict() == printed["error"], where
+            assert [[r.field, list(r.span)] for r in found.regions] == [
+                [r["field"], [r.get("open", {"span": r["body"]})["span"][0], r.get("close", {"span": r["body"]})["span"][1]]]
+                for r in printed["trace"]["regions"]
+            ], where
+            assert found.text[: found.output_start] == printed["trace"]["prefix_tail"], where
+            assert (cli_result.exit_code == 0) == (printed["error"] is None), where
+    finally:
+        client.close()
+
+
+async def test_a_template_opened_in_the_tui_runs_as_a_template(tmp_path):
     template = '{"start_anchor": "<|im_start|>assistant\\n", "fields": {"content": {"close": "<|im_end|>"}}}'
     app = one_sample_app(tmp_path, "Hello<|im_end|>", schema_text=template)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         analysis = app.main.analysis
-        assert analysis.trace is None and [p.message for p in analysis.problems] == [TEMPLATE_IN_TUI]
-        assert "response_template" in str(app.main.status.render())
+        assert analysis.trace is None and analysis.template_trace is not None
+        assert analysis.value == {"content": "Hello"} and analysis.problems == []
+        assert "parses: content" in str(app.main.status.render())

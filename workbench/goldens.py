@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .engine import RegexTimeout, Trace
+from .engine.template import TemplateTrace
+from .engine.versions import TEMPLATE
 from .files import atomic_write, dump_json
 from .samples import Sample
 
@@ -20,7 +22,7 @@ class NoGolden(Exception):
 
 @dataclass
 class Golden:
-    target: Path  # the file to write: <case>.expected.json or <case>.expected-error.txt
+    target: Path  # the file to write: <case>[.template].expected.json or <case>[.template].expected-error.txt
     text: str
     other: Path  # the golden of the other kind, removed once target is written
 
@@ -47,11 +49,22 @@ class Golden:
         return f"Wrote {self.target} and removed {self.other.name}"
 
 
-def golden_of(sample: Sample, result: Trace) -> Golden:
-    """The golden for ``sample`` from a trace of it: the message, or the error's message."""
-    if isinstance(result.error, RegexTimeout):
-        raise NoGolden("the parse stopped at the time limit, which transformers never does")
-    if result.ok:
-        return Golden(sample.expected_value_path(), dump_json(result.value), sample.expected_error_path())
-    message = getattr(result.error, "message", str(result.error))
-    return Golden(sample.expected_error_path(), message + "\n", sample.expected_value_path())
+def golden_of(sample: Sample, result: Trace | TemplateTrace) -> Golden:
+    """The golden for ``sample`` from a trace of it: the message, or the error's message. A
+    response_template's trace gives the template's golden (``<case>.template.expected.json`` or
+    ``<case>.template.expected-error.txt``), a response_schema's the schema's."""
+    if isinstance(result, TemplateTrace):
+        value, error = result.message, result.error
+        if error is not None and (error.type == "TemplateRegexTimeout" or isinstance(error.exception, RegexTimeout)):
+            raise NoGolden("the parse stopped at the time limit, which transformers never does")
+        message = error.message if error is not None else None
+        fmt = TEMPLATE
+    else:
+        if isinstance(result.error, RegexTimeout):
+            raise NoGolden("the parse stopped at the time limit, which transformers never does")
+        value = result.value
+        message = getattr(result.error, "message", str(result.error)) if not result.ok else None
+        fmt = None
+    if message is None:
+        return Golden(sample.expected_value_path(fmt), dump_json(value), sample.expected_error_path(fmt))
+    return Golden(sample.expected_error_path(fmt), message + "\n", sample.expected_value_path(fmt))

@@ -11,6 +11,14 @@ schema text, and a reply holds only the trace nodes the UI does not already have
 keeps a subtree cache per sample, so an edit re-runs only the schema nodes that depend on it; the
 nodes it reuses are sent as references to the copies the UI received before (see _Pickler).
 
+A response_template is analysed here too, with the sample's prompt (which the UI may be editing,
+so it is sent along: the current sample's with each request, the others' for their verdicts), and
+so is a streaming replay (``replay``), so the TUI and ``workbench parse`` run the same engine
+functions on the same inputs. The template engine's regexes have their own time limit; a run a
+newer request supersedes is interrupted by an exception raised from the signal handler, only
+while template work runs (``_template_work``), and a superseded request of another kind is run
+again afterwards.
+
 UI-free: the TUI calls ``AnalysisClient`` from its thread workers; nothing here imports Textual.
 """
 
@@ -19,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import io
+import json
 import itertools
 import operator
 import os
@@ -30,16 +39,20 @@ import sys
 import threading
 import time
 import traceback
+from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, Callable
 
 from .analysis import Analysis, analyze
+from .engine import template as template_engine
 from .engine.regexes import cut_short
 from .engine.subtree_cache import SubtreeCache
 from .engine.subtree_memo import SubtreeMemo
+from .engine.template.replay import Replay, replay
 from .engine.trace_tree import Group, RegexMatch, TraceNode
-from .samples import Sample, Verdict, judge, verdict_of
+from .engine.versions import TEMPLATE
+from .samples import Sample, Verdict, judge, template_error, verdict_of
 
 # How long past its own time limit a parse may go on before the process is thought hung
 # (CPython's regex engine checks for signals, so the engine's own limit normally ends it). Only
@@ -179,6 +192,37 @@ class _Request:
     schema_text: str
     sample: str  # key of the sample to trace
     time_limit: float
+    prefix: str = ""  # for a template: the sample's prompt, as the UI has it now
+    tools: Any = None  # for a template: tools= (the JSON tool definitions), or None
+
+
+@dataclass
+class _ReplayRequest:
+    generation: int
+    template_text: str
+    sample: str
+    prefix: str
+    tools: Any
+    chunk: int
+    time_limit: float
+
+
+class _Superseded(BaseException):
+    """Raised from the signal handler into template work that a newer request supersedes (the
+    template engine's regexes have no timer to cut short). Not an Exception: nothing on the way
+    may mistake it for what the parse raised."""
+
+
+_INTERRUPTIBLE = [False]  # whether template work is running (see _template_work)
+
+
+@contextmanager
+def _template_work():
+    _INTERRUPTIBLE[0] = True
+    try:
+        yield
+    finally:
+        _INTERRUPTIBLE[0] = False
 
 
 def _serve(conn) -> None:  # pragma: no cover - runs in the child process (tested through the client)
@@ -188,6 +232,9 @@ def _serve(conn) -> None:  # pragma: no cover - runs in the child process (teste
         # The signal may also come just after this process took that request: then nothing waits.
         if conn.poll(0):
             cut_short()
+            if _INTERRUPTIBLE[0]:
+                _INTERRUPTIBLE[0] = False
+                raise _Superseded()
 
     signal.signal(signal.SIGUSR1, interrupted)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # ctrl+c in the terminal is the app's to handle
@@ -200,9 +247,12 @@ def _serve(conn) -> None:  # pragma: no cover - runs in the child process (teste
 
 def _serve_requests(conn) -> None:  # pragma: no cover - runs in the child process
     samples: dict[str, Sample] = {}
+    prompts: dict[str, str] = {}  # sample key -> the prompt its template parses use
     caches: dict[str, tuple[SubtreeCache, SubtreeMemo]] = {}
+    pending: dict[str, Any] = {}  # request kind -> the newest request of that kind
+    forgotten: set[str] = set()  # kinds the UI stopped waiting for since the last request began
 
-    def take(message: tuple) -> _Request | None:
+    def take(message: tuple) -> None:
         if message[0] == "samples":
             for key, sample in message[1].items():
                 caches.pop(key, None)
@@ -210,8 +260,13 @@ def _serve_requests(conn) -> None:  # pragma: no cover - runs in the child proce
                     samples.pop(key, None)
                 else:
                     samples[key] = sample
-            return None
-        return message[1]
+        elif message[0] == "prompts":
+            prompts.update(message[1])
+        elif message[0] == "forget":
+            pending.pop(message[1], None)
+            forgotten.add(message[1])
+        else:
+            pending[message[0]] = message[1]  # a later request replaces a queued one
 
     table = _NodeTable()
     # Traces are trees without back links, freed by reference counting; a cycle collection over
@@ -219,24 +274,46 @@ def _serve_requests(conn) -> None:  # pragma: no cover - runs in the child proce
     gc.freeze()
     gc.disable()
     while True:
-        if not conn.poll(IDLE_COLLECT):
-            gc.collect()
-        request = take(conn.recv())
+        if not pending:
+            if not conn.poll(IDLE_COLLECT):
+                gc.collect()
+            take(conn.recv())
         # Whatever is already queued is newer: sample updates apply, a later request replaces this one.
         while conn.poll(0):
-            request = take(conn.recv()) or request
-        if request is None:
+            take(conn.recv())
+        if not pending:
+            continue
+        kind = "analyze" if "analyze" in pending else next(iter(pending))
+        request = pending.pop(kind)
+        forgotten.clear()
+        try:
+            if kind == "replay":
+                reply = _replay_reply(request, samples)
+            else:
+                reply = _analysis_reply(request, samples, prompts, caches, conn)
+        except _Superseded:
+            reply = None
+        except Exception:
+            failure = (None, traceback.format_exc()) if kind == "replay" else traceback.format_exc()
+            _send(conn, ("replay" if kind == "replay" else "crashed", request.generation, failure), table)
+            continue
+        if reply is None or conn.poll(0):
+            # Superseded while it ran (perhaps cut short): the newer request goes next; a request
+            # of another kind did not replace this one, which runs again after it.
+            while conn.poll(0):
+                take(conn.recv())
+            if kind not in forgotten:
+                pending.setdefault(kind, request)
             continue
         try:
-            reply = _analysis_reply(request, samples, caches, conn)
-            if conn.poll(0):
-                continue  # superseded while it ran (perhaps cut short): the newer request goes next
             _send(conn, reply, table)
-            if reply[2].trace is None:
+            if kind == "replay" or reply[2].trace is None and reply[2].template_trace is None:
                 continue  # the schema has errors: the verdicts of the last good one stand
-            verdicts = _verdicts(request, reply[2], samples, conn)
+            verdicts = _verdicts(request, reply[2], samples, prompts, conn)
             if verdicts is not None:
                 _send(conn, ("verdicts", request.generation, verdicts), table)
+        except _Superseded:
+            continue
         except Exception:
             _send(conn, ("crashed", request.generation, traceback.format_exc()), table)
 
@@ -246,13 +323,24 @@ def _send(conn, message: tuple, table: _NodeTable) -> None:
     _sent(message, table)
 
 
-def _analysis_reply(request: _Request, samples: dict[str, Sample], caches: dict, conn) -> tuple:
+def _analysis_reply(request: _Request, samples: dict[str, Sample], prompts: dict[str, str], caches: dict, conn) -> tuple:
     sample = samples[request.sample]
     cache, memo = caches.setdefault(request.sample, (SubtreeCache(), SubtreeMemo()))
     analysis = analyze(
         request.schema_text, sample.text, time_limit=request.time_limit, cache=cache, memo=memo,
         traced=lambda: conn.send_bytes(_dump(("parsed", request.generation, None), _NodeTable())),
+        prefix=request.prefix, tools=request.tools, template_work=_template_work,
     )
+    found = analysis.template_trace
+    if found is not None:
+        error = template_error(found.error.exception) if found.error is not None else None
+        analysis.verdict = verdict_of(sample, found.message, error, TEMPLATE)
+        # The UI has the output; the compiled template and the exception stay here.
+        found.text = found.text[: found.output_start]
+        found.template = None
+        if found.error is not None:
+            found.error.exception = None
+        analysis.runs = [tuple(run) for run in analysis.runs]
     if analysis.trace is not None:
         analysis.verdict = verdict_of(sample, analysis.trace.value, analysis.trace.error)
         # The UI has the text; the JSON member spans it finds again on demand.
@@ -263,17 +351,51 @@ def _analysis_reply(request: _Request, samples: dict[str, Sample], caches: dict,
     return ("analysis", request.generation, analysis)
 
 
-def _verdicts(request: _Request, analysis: Analysis, samples: dict[str, Sample], conn) -> dict[str, Verdict] | None:
+def _verdicts(
+    request: _Request, analysis: Analysis, samples: dict[str, Sample], prompts: dict[str, str], conn
+) -> dict[str, Verdict] | None:
     """The other samples' verdicts (the traced sample's is in its analysis), or None when a newer
     request came in meanwhile (a signal that came while the reply was being sent found no parse
     to cut short, so this looks between samples too)."""
     verdicts = {}
     for key, sample in samples.items():
         if key != request.sample:
-            verdicts[key] = judge(sample, analysis.schema, time_limit=request.time_limit)
+            if analysis.format == TEMPLATE:
+                verdicts[key] = _judge_template(sample, analysis.schema, prompts.get(key, ""), request)
+            else:
+                verdicts[key] = judge(sample, analysis.schema, time_limit=request.time_limit)
         if conn.poll(0):
             return None
     return verdicts
+
+
+def _judge_template(sample: Sample, template: Any, prompt: str, request: _Request) -> Verdict:
+    """``samples.judge`` for a template, with the prompt the UI holds for the sample (perhaps
+    being edited) rather than the one on disk."""
+    try:
+        with _template_work():
+            value = template_engine.parse_response(
+                sample.text, template, prefix=prompt, tools=request.tools, time_limit=request.time_limit
+            )
+    except Exception as exc:  # noqa: BLE001 - what transformers raises on this output
+        return verdict_of(sample, None, template_error(exc), TEMPLATE)
+    return verdict_of(sample, value, None, TEMPLATE)
+
+
+def _replay_reply(request: _ReplayRequest, samples: dict[str, Sample]) -> tuple:
+    """("replay", generation, (Replay, None)), or (None, why) when the template cannot run."""
+    sample = samples.get(request.sample)
+    if sample is None:
+        return ("replay", request.generation, (None, "the sample is no longer open"))
+    try:
+        template = json.loads(request.template_text)
+        template_engine.load_template(template)
+    except Exception as exc:  # noqa: BLE001 - not JSON, or what the runtime raises on load
+        return ("replay", request.generation, (None, f"{type(exc).__name__}: {exc}"))
+    with _template_work():
+        result = replay(sample.text, template, prefix=request.prefix, tools=request.tools, chunk=request.chunk,
+                        time_limit=request.time_limit)
+    return ("replay", request.generation, (result, None))
 
 
 # ----- the UI's side ----------------------------------------------------------------------------------
@@ -288,6 +410,8 @@ class AnalysisClient:
         self._epoch = 0  # increases on every (re)start: waits on an older process give up
         self._table = _NodeTable()
         self._samples: dict[str, Sample] = {}  # what the process holds
+        self._prompts: dict[str, str] = {}  # the samples' prompts, as the process holds them
+        self._replays = itertools.count(1)
         self._mailbox: dict[tuple[str, int], Any] = {}
         self._in_flight: int | None = None  # generation whose parse is still running
         self._latest = 0  # the newest generation asked for
@@ -315,6 +439,8 @@ class AnalysisClient:
         self._in_flight = None
         if self._samples:
             self._conn.send(("samples", dict(self._samples)))  # the new process has none
+        if self._prompts:
+            self._conn.send(("prompts", dict(self._prompts)))
 
     def _ensure(self) -> None:
         if self._process is None or self._process.poll() is not None:
@@ -340,16 +466,23 @@ class AnalysisClient:
             self._kill()
 
     # -- requests
-    def set_samples(self, samples: dict[str, Sample]) -> None:
-        """Send the samples the process does not have yet (or whose text changed); forget others."""
+    def set_samples(self, samples: dict[str, Sample], prompts: dict[str, str] | None = None) -> None:
+        """Send the samples the process does not have yet (or whose text changed); forget others.
+        ``prompts``: each sample's prompt for template parses (only the changed ones are sent)."""
         with self._lock:
             changes: dict[str, Sample | None] = {
                 key: s for key, s in samples.items() if self._samples.get(key) is None or self._samples[key].text != s.text
             }
             changes.update({key: None for key in self._samples if key not in samples})
             self._samples = dict(samples)
-            if changes and self._process is not None and self._process.poll() is None:
+            new_prompts = {k: v for k, v in (prompts or {}).items() if self._prompts.get(k) != v}
+            self._prompts.update(new_prompts)
+            running = self._process is not None and self._process.poll() is None
+            if changes and running:
                 self._conn.send(("samples", changes))
+            if new_prompts and running:
+                self._conn.send(("prompts", new_prompts))
+            if (changes or new_prompts) and running:
                 self._interrupt()
 
     def _interrupt(self) -> None:
@@ -358,22 +491,51 @@ class AnalysisClient:
             os.kill(self._process.pid, signal.SIGUSR1)
 
     def analyze(
-        self, generation: int, schema_text: str, sample: str, time_limit: float, cancelled: Callable[[], bool]
+        self, generation: int, schema_text: str, sample: str, time_limit: float, cancelled: Callable[[], bool],
+        prefix: str = "", tools: Any = None,
     ) -> Analysis | None:
-        """The analysis of ``schema_text`` on one sample, or None if cancelled first."""
+        """The analysis of ``schema_text`` on one sample, or None if cancelled first. For a
+        template: ``prefix`` (the sample's prompt as the user has it now) and ``tools``."""
         with self._lock:
             self._ensure()
-            self._conn.send(("analyze", _Request(generation, schema_text, sample, time_limit)))
+            self._conn.send(("analyze", _Request(generation, schema_text, sample, time_limit, prefix, tools)))
             self._interrupt()  # stop the run this one supersedes
             self._in_flight, self._sent_at, self._limit = generation, time.monotonic(), time_limit
             self._latest, epoch = generation, self._epoch
         reply = self._wait("analysis", generation, cancelled, epoch, watch=True)
         if reply is _HUNG:
             return Analysis.gave_up(schema_text, time.monotonic() - self._sent_at, time_limit)
-        if reply is not None and reply.trace is not None:
+        if reply is not None and (reply.trace is not None or reply.template_trace is not None):
             if sample not in self._samples:
                 return None  # the sample went away meanwhile: this result is for nobody
-            reply.trace.text = self._samples[sample].text
+            if reply.trace is not None:
+                reply.trace.text = self._samples[sample].text
+            else:  # the prompt tail came back; the output is the sample's
+                reply.template_trace.text += self._samples[sample].text
+        return reply
+
+    def replay(
+        self, template_text: str, sample: str, prefix: str, tools: Any, chunk: int, time_limit: float,
+        cancelled: Callable[[], bool],
+    ) -> tuple[Replay | None, str | None] | None:
+        """The streaming replay of the sample (``engine.template.replay``): (Replay, None), or
+        (None, why) when the template cannot run; None if cancelled first."""
+        with self._lock:
+            self._ensure()
+            generation = next(self._replays)
+            self._conn.send(("replay", _ReplayRequest(generation, template_text, sample, prefix, tools, chunk, time_limit)))
+            self._interrupt()
+            epoch = self._epoch
+        reply = self._wait("replay", generation, cancelled, epoch, watch=False)
+        if reply is None or reply is _HUNG:
+            with self._lock:
+                if self._epoch == epoch and self._conn is not None:
+                    self._conn.send(("forget", "replay"))  # and stop it, if it is running
+                    self._interrupt()
+            return None
+        result, why = reply
+        if why is not None and result is None and why.startswith("Traceback"):
+            raise RuntimeError(why)
         return reply
 
     def verdicts(self, generation: int, cancelled: Callable[[], bool]) -> dict[str, Verdict] | None:
@@ -390,8 +552,10 @@ class AnalysisClient:
                     return None
                 if (kind, generation) in self._mailbox:
                     return self._mailbox.pop((kind, generation))
-                if ("crashed", generation) in self._mailbox:
+                if kind != "replay" and ("crashed", generation) in self._mailbox:
                     raise RuntimeError(self._mailbox.pop(("crashed", generation)))
+                if kind == "replay" and self._conn is None:
+                    return (None, "the analysis process ended unexpectedly")
                 hung = watch and self._in_flight == generation and time.monotonic() - self._sent_at > self._limit + GRACE
             if cancelled():
                 return None
@@ -426,6 +590,10 @@ class AnalysisClient:
             message = _load(data, self._table)
             _sent(message, self._table)
             kind, generation = message[0], message[1]
+            if kind == "replay":  # numbered apart from the analyses
+                self._mailbox = {k: v for k, v in self._mailbox.items() if k[0] != "replay" or k[1] >= generation}
+                self._mailbox[(kind, generation)] = message[2]
+                return
             if kind in ("parsed", "verdicts", "crashed") and self._in_flight == generation:
                 self._in_flight = None  # the parse is over: nothing left that could hang
             if kind == "parsed":
@@ -433,7 +601,7 @@ class AnalysisClient:
             if kind == "analysis" and self._in_flight == generation:
                 self._in_flight = None
             # Keep only replies someone may still wait for: this generation's and newer.
-            self._mailbox = {k: v for k, v in self._mailbox.items() if k[1] >= generation}
+            self._mailbox = {k: v for k, v in self._mailbox.items() if k[0] == "replay" or k[1] >= generation}
             self._mailbox[(kind, generation)] = message[2]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 from functools import partial
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -13,6 +13,7 @@ from textual.screen import Screen
 from textual.worker import WorkerState
 
 from ..document import SchemaDocument
+from ..engine.versions import TEMPLATE
 from ..engine.export import export_to
 from ..files import InputError
 from ..goldens import Golden, NoGolden, golden_of
@@ -21,11 +22,12 @@ from .screens.confirm import ConfirmScreen
 from .screens.help import HelpScreen
 from .screens.main import WorkbenchScreen
 from .screens.prompt import PromptScreen
+from .screens.stream import StreamScreen
 from .widgets.schema_editor import SchemaEditor
 
 # Actions that open a dialog or write a file. They run only from the main screen: a key pressed
 # again while their dialog is open must not stack a second dialog or write behind the user's back.
-_MAIN_SCREEN_ACTIONS = {"save", "save_as", "export", "write_golden", "help", "quit"}
+_MAIN_SCREEN_ACTIONS = {"save", "save_as", "save_prompt", "export", "write_golden", "help", "quit"}
 
 
 class WorkbenchApp(App):
@@ -40,18 +42,19 @@ class WorkbenchApp(App):
         Binding("f1", "help", "Help"),
     ]
 
-    def __init__(self, document: SchemaDocument, samples: list[Sample], start: int = 0) -> None:
+    def __init__(self, document: SchemaDocument, samples: list[Sample], start: int = 0, tools: Any = None) -> None:
         super().__init__()
         self.document = document
         self.samples = samples
         self.start = start
+        self.tools = tools  # tools= for template parses (workbench open --tools)
 
     @property
     def main(self) -> WorkbenchScreen:
         return self.get_screen("main")  # type: ignore[return-value]
 
     def on_mount(self) -> None:
-        self.install_screen(WorkbenchScreen(self.document, self.samples, self.start), "main")
+        self.install_screen(WorkbenchScreen(self.document, self.samples, self.start, self.tools), "main")
         self.push_screen("main")
         self.set_interval(1.0, self._check_disk)
         # A 2 MB trace is hundreds of thousands of objects; a cycle collection over them stalls
@@ -85,30 +88,46 @@ class WorkbenchApp(App):
         yield from super().get_system_commands(screen)
         if screen is not self.main:
             return  # over a dialog, these would stack a second dialog on it
-        yield SystemCommand("Save schema", "Write the schema to its file (ctrl+s)", self.action_save)
-        yield SystemCommand("Save schema as…", "Write the schema to a new file", self.action_save_as)
-        yield SystemCommand("Export schema", "As JSON, or into a tokenizer folder (ctrl+o)", self.action_export)
+        main = self.main
+        noun = main.noun
+        yield SystemCommand(f"Save {noun}", f"Write the {noun} to its file (ctrl+s)", self.action_save)
+        yield SystemCommand(f"Save {noun} as…", f"Write the {noun} to a new file", self.action_save_as)
+        yield SystemCommand(f"Export {noun}", "As JSON, or into a tokenizer folder (ctrl+o)", self.action_export)
+        golden = "<case>.template.expected.json" if noun == "template" else "<case>.expected.json"
         yield SystemCommand(
             "Write result as golden",
-            "Keep this sample's current result as its <case>.expected.json (or .expected-error.txt)",
+            f"Keep this sample's current result as its {golden} (or .expected-error.txt)",
             self.action_write_golden,
         )
+        if noun == "template":
+            yield SystemCommand("Streaming view", "Replay the output in chunks, event by event, with what a client suffers (ctrl+t)",
+                                main.action_stream)
+            yield SystemCommand("Save prompt", f"Write this sample's prompt to {main.prompt.target.name} (ctrl+s in the prompt pane)",
+                                self.action_save_prompt)
+            yield SystemCommand("Clear prompt", 'Parse with an empty prompt (prefix=""); ctrl+z in the prompt pane brings it back',
+                                lambda: main.set_prompt(""))
+            yield SystemCommand("Revert prompt", "Discard the prompt's edits: the one on disk again",
+                                lambda: main.set_prompt(main.prompt.saved_text))
+            yield SystemCommand("Focus prompt", "Edit the prompt the template parses this sample with (f12)",
+                                lambda: main.action_focus_pane("prompt"))
         yield SystemCommand("Toggle soft wrap", "Wrap long schema lines, or scroll them sideways (alt+z)",
                             self.main.editor.action_toggle_wrap)
         yield SystemCommand("Next sample", "Open the next raw output (f8)", lambda: self.main.action_sample(1))
         yield SystemCommand("Previous sample", "Open the previous raw output (shift+f8)", lambda: self.main.action_sample(-1))
-        yield SystemCommand("Go to first problem", "Jump to the schema's first problem (f9)", self.main.action_first_problem)
-        yield SystemCommand("Go to line…", "Move the editor cursor to a line of the schema (ctrl+g)", self.main.action_go_to_line)
-        yield SystemCommand("Find in schema…", "Select the next occurrence of a text (ctrl+f)", self.main.action_find)
-        yield SystemCommand("Reload schema from disk", "Discard edits and read the file again", self._ask_reload)
+        yield SystemCommand("Go to first problem", f"Jump to the {noun}'s first problem (f9)", self.main.action_first_problem)
+        yield SystemCommand("Go to line…", f"Move the editor cursor to a line of the {noun} (ctrl+g)", self.main.action_go_to_line)
+        yield SystemCommand(f"Find in {noun}…", "Select the next occurrence of a text (ctrl+f)", self.main.action_find)
+        yield SystemCommand(f"Reload {noun} from disk", "Discard edits and read the file again", self._ask_reload)
         yield SystemCommand("Help", "Keys and what the panes show (f1)", self.action_help)
 
     def action_help(self) -> None:
         bindings = self.BINDINGS + WorkbenchScreen.BINDINGS + SchemaEditor.BINDINGS
         keys = [(b.key, b.description) for b in bindings if b.description]
-        keys += [("ctrl+p", "command palette (also: save as, write result as golden)"),
+        keys += [("ctrl+s in the prompt pane", "save the prompt as <case>.prompt.txt (templates)"),
+                 ("ctrl+p", "command palette (also: save as, write result as golden, clear / revert / save the prompt)"),
                  ("tab / shift+tab", "move between panes"), ("left / right", "move between a dialog's buttons")]
-        self.push_screen(HelpScreen(keys))
+        stream = [(b.key, b.description) for b in StreamScreen.BINDINGS if b.description]
+        self.push_screen(HelpScreen(keys, stream))
 
     # ----- never lose work ------------------------------------------------------------------
     def _refusal(self, target: Path) -> str | None:
@@ -137,6 +156,9 @@ class WorkbenchApp(App):
         write(target)
 
     def action_save(self) -> None:
+        if self.main.prompt_focused:
+            self.action_save_prompt()  # ctrl+s saves what is being edited
+            return
         if self.document.path is None:
             self.action_save_as()
         else:
@@ -154,7 +176,8 @@ class WorkbenchApp(App):
             same = current is not None and target.resolve() == current.resolve()
             self._write_after_asking(target, "saved", self._save, ask=not same)
 
-        self.push_screen(PromptScreen("Save the schema as:", "schema.json"), chosen)
+        noun = self.main.noun
+        self.push_screen(PromptScreen(f"Save the {noun} as:", f"{noun}.json"), chosen)
 
     def _save(self, path: Path) -> None:
         try:
@@ -164,8 +187,27 @@ class WorkbenchApp(App):
             return
         self.main.saved(written)
 
+    def action_save_prompt(self) -> None:
+        """Write the open sample's prompt to its <case>.prompt.txt (asking before replacing one)."""
+        main = self.main
+        if main.format != TEMPLATE:
+            self._error("No prompt saved: the prompt is for response templates; this is a response schema")
+            return
+        prompt = main.prompt
+
+        def write(target: Path) -> None:
+            try:
+                written = prompt.save()
+            except OSError as exc:
+                self._error(f"Could not save the prompt: {exc}")
+                return
+            main.prompt_saved(written)
+
+        self._write_after_asking(prompt.target, "saved", write)
+
     async def action_quit(self) -> None:
-        if not self.main.dirty:
+        lost = self.main.unsaved()
+        if not lost:
             self.exit()
             return
 
@@ -173,11 +215,17 @@ class WorkbenchApp(App):
             if discard:
                 self.exit()
 
-        self.push_screen(ConfirmScreen("The schema has unsaved edits. Quit and lose them?", "Quit"), answered)
+        what = " and ".join(lost)
+        self.push_screen(ConfirmScreen(f"{what[0].upper()}{what[1:]} {'has' if len(lost) == 1 else 'have'} unsaved edits. Quit and lose them?", "Quit"), answered)
 
     def _check_disk(self) -> None:
         main = self.main
         sample = main.sample
+        prompt = main.prompt
+        if main.format == TEMPLATE and not prompt.dirty and prompt.changed_on_disk(sample):
+            prompt.reread(sample)
+            main.prompt_reloaded()
+            self.notify(f"The prompt of {sample.name} changed on disk: reloaded")
         try:
             changed = sample.path.stat().st_mtime_ns != sample.stamp
         except OSError:
@@ -218,14 +266,15 @@ class WorkbenchApp(App):
         if analysis is not None and analysis.hung:
             self._error(f"No golden written: {analysis.hung}")
             return
-        if analysis is None or analysis.trace is None:
-            self._error("No golden written: the schema has errors, so there is no result to keep")
+        if analysis is None or not analysis.usable:
+            self._error(f"No golden written: the {main.noun} has errors, so there is no result to keep")
             return
-        if analysis.schema_text != main.editor.text or analysis.trace.text != sample.text:
+        stale_prompt = analysis.template_trace is not None and analysis.prompt != main.prompt.text
+        if analysis.schema_text != main.editor.text or analysis.output_text != sample.text or stale_prompt:
             self._error("No golden written: the result is not up to date yet; try again in a moment")
             return
         try:
-            golden = golden_of(sample, analysis.trace)
+            golden = golden_of(sample, analysis.trace or analysis.template_trace)
         except NoGolden as exc:
             self._error(f"No golden written: {exc}")
             return
@@ -257,7 +306,8 @@ class WorkbenchApp(App):
                 # is what exporting there means, so only a file target asks before replacing.
                 self._write_after_asking(target, "exported", self._export, ask=not target.is_dir())
 
-        self.push_screen(PromptScreen("Export to (a .json file, or a tokenizer folder):", "response_schema.json"), chosen)
+        name = "response_template.json" if self.main.format == TEMPLATE else "response_schema.json"
+        self.push_screen(PromptScreen("Export to (a .json file, or a tokenizer folder):", name), chosen)
 
     def _export(self, target: Path) -> None:
         text, sample = self.main.editor.text, self.main.sample.text

@@ -1,16 +1,24 @@
-"""The main screen: schema editor, raw output and parse tree, kept in step by one Analysis.
+"""The main screen: parser editor, raw output and parse tree, kept in step by one Analysis.
 
-Every edit restarts a short debounce timer; the timer starts an exclusive thread worker that
-asks the analysis process (``worker.AnalysisClient``) to run ``analyze`` there, stopping the run
-it supersedes; the result is applied to every pane at once, the sample bar included. A result
-from an older edit is ignored, so a slow run never overwrites a newer one. The verdicts on the
-other samples follow from the same process, for the same schema.
+The editor holds a response_schema or a response_template (the text says which: one with
+``fields`` is a template); the panes show either through the vocabulary ``Analysis`` gives them
+(spans, a tree of nodes naming their key, problems, the value or failure). For a template the
+prompt pane shows the prompt it parses the sample with, editable, and the release line which
+transformers releases give the result.
+
+Every edit (of the parser or the prompt) restarts a short debounce timer; the timer starts an
+exclusive thread worker that asks the analysis process (``worker.AnalysisClient``) to run
+``analyze`` there, stopping the run it supersedes; the result is applied to every pane at once,
+the sample bar included. A result from an older edit is ignored, so a slow run never overwrites a
+newer one. The verdicts on the other samples follow from the same process, for the same parser.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
+from typing import Any
 
 from rich.text import Text
 from textual import on
@@ -21,27 +29,44 @@ from textual.screen import Screen
 from textual.widgets import Footer, TextArea, Tree
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from ...analysis import Analysis
+from ...analysis import Analysis, Lit
 from ...document import SchemaDocument
-from ...engine import DEFAULT_TIME_LIMIT, TraceNode
-from ...engine.highlights import node_spans
+from ...engine import DEFAULT_TIME_LIMIT
+from ...engine.highlights import DROPPED, EMPTIED, LEFT_OPEN, OVERWRITTEN
+from ...engine.pointer import display
+from ...engine.schema_positions import SchemaPositions, schema_node_of
 from ...engine.subtree_memo import SubtreeMemo
-from ...engine.pointer import display, split
-from ...engine.schema_positions import schema_node_of
+from ...engine.versions import SCHEMA, TEMPLATE
 from ...samples import FAILS, Sample, Verdict
+from ...templates import PromptDocument
 from ...worker import AnalysisClient
+from ..palette import style_for
 from ..widgets.parse_tree import ParseTree
 from ..widgets.problem_list import ProblemList
+from ..widgets.prompt_editor import PromptEditor
 from ..widgets.raw_view import RawView
+from ..widgets.release_line import ReleaseLine
 from ..widgets.sample_bar import SampleBar
 from ..widgets.schema_editor import SchemaEditor
 from ..widgets.status_line import StatusLine
 from .prompt import PromptScreen
+from .stream import StreamSource, StreamScreen
 
 DEBOUNCE = 0.015  # seconds of quiet typing before a reparse; well under the 50 ms budget
 # The same limit as the CLI's: a run that the CLI finishes, the TUI finishes too. Only the current
 # run counts against it, since a superseded run is stopped.
 TIME_LIMIT = DEFAULT_TIME_LIMIT
+_NOUN = {SCHEMA: "schema", TEMPLATE: "template"}
+_TRAPS = [(DROPPED, "dropped"), (OVERWRITTEN, "overwritten"), (EMPTIED, "emptied"), (LEFT_OPEN, "left open")]
+
+
+def format_guess(text: str) -> str:
+    """The format of an editor text before its first analysis."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return SCHEMA
+    return TEMPLATE if isinstance(value, dict) and ("fields" in value or "version" in value) else SCHEMA
 
 
 class WorkbenchScreen(Screen):
@@ -50,22 +75,28 @@ class WorkbenchScreen(Screen):
         Binding("f2", "focus_pane('editor')", "Schema", show=False),
         Binding("f3", "focus_pane('raw')", "Raw output", show=False),
         Binding("f4", "focus_pane('tree')", "Parse tree", show=False),
+        Binding("f12", "focus_pane('prompt')", "Prompt (templates)", show=False),
         # TextArea keeps f5-f7 for selecting; these pass over it.
         Binding("shift+f8,ctrl+pageup", "sample(-1)", "Prev sample", priority=True),
         Binding("f8,ctrl+pagedown", "sample(1)", "Next sample", priority=True),
         Binding("f9", "first_problem", "Problem", show=False),
         Binding("ctrl+g", "go_to_line", "Go to line", show=False),
         Binding("ctrl+f", "find", "Find", show=False),
+        # Shown in the footer only for a template (check_action).
+        Binding("ctrl+t", "stream", "Stream"),
     ]
 
-    def __init__(self, document: SchemaDocument, samples: list[Sample], start: int = 0) -> None:
+    def __init__(self, document: SchemaDocument, samples: list[Sample], start: int = 0, tools: Any = None) -> None:
         super().__init__()
         self.document = document
         self.samples = samples
         self.current = start
+        self.tools = tools
         self.verdicts: dict[int, Verdict] = {}
         self.analysis: Analysis | None = None  # the latest result
         self.good: Analysis | None = None  # the latest result with a tree
+        self.format = format_guess(document.saved_text)
+        self.prompts: dict[str, PromptDocument] = {}  # per sample path: its prompt, perhaps edited
         self._generation = 0
         self._edited_at: float | None = None
         self._last_edit = 0.0
@@ -84,8 +115,12 @@ class WorkbenchScreen(Screen):
                 editor.border_title = "Schema"
                 yield editor
                 yield ProblemList(id="problems")
+                yield ReleaseLine(id="releases")
             with Vertical(id="right"):
                 yield SampleBar(id="samples")
+                prompt = PromptEditor(id="prompt")
+                prompt.border_title = "Prompt"
+                yield prompt
                 raw = RawView(id="raw")
                 raw.border_title = "Raw output"
                 yield raw
@@ -108,6 +143,10 @@ class WorkbenchScreen(Screen):
         return self.query_one(ParseTree)
 
     @property
+    def prompt_editor(self) -> PromptEditor:
+        return self.query_one(PromptEditor)
+
+    @property
     def status(self) -> StatusLine:
         return self.query_one(StatusLine)
 
@@ -115,13 +154,35 @@ class WorkbenchScreen(Screen):
     def sample(self) -> Sample:
         return self.samples[self.current]
 
+    @property
+    def prompt(self) -> PromptDocument:
+        """The open sample's prompt."""
+        return self._prompt_of(self.sample)
+
+    def _prompt_of(self, sample: Sample) -> PromptDocument:
+        key = str(sample.path)
+        if key not in self.prompts:
+            self.prompts[key] = PromptDocument.of(sample)
+        return self.prompts[key]
+
+    @property
+    def noun(self) -> str:
+        return _NOUN[self.format]
+
     def on_mount(self) -> None:
         self.query_one(ProblemList).display = False
+        self.query_one(ReleaseLine).display = False
+        self._show_format()
         self._show_sample()
         self._update_title()
 
     def on_unmount(self) -> None:
         self.client.close()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "stream":
+            return self.format == TEMPLATE  # hidden from the footer while editing a schema
+        return True
 
     # ----- parsing ------------------------------------------------------------------------
     def idle_for(self) -> float:
@@ -134,21 +195,37 @@ class WorkbenchScreen(Screen):
     def _edited(self) -> None:
         self._edited_at = self._last_edit = time.perf_counter()
         self._update_title()
+        self._debounced_reparse()
+
+    @on(TextArea.Changed, "#prompt")
+    def _prompt_edited(self) -> None:
+        text = self.prompt_editor.text
+        if text == self.prompt.text:
+            return  # a prompt just loaded
+        self.prompt.text = text
+        self._edited_at = self._last_edit = time.perf_counter()
+        self._update_prompt_title()
+        self._update_title()
+        self._debounced_reparse()
+
+    def _debounced_reparse(self) -> None:
         if self._debounce is not None:
             self._debounce.stop()
         self._debounce = self.set_timer(DEBOUNCE, self.reparse)
 
     def reparse(self, notice: str | None = None) -> None:
-        """Analyse the editor's schema again; ``notice`` is said in the status line when the result
+        """Analyse the editor's parser again; ``notice`` is said in the status line when the result
         is applied (unless it has a problem to report), e.g. what was just written to disk."""
         self._notice = notice
         self._generation += 1
         generation, text, key = self._generation, self.editor.text, str(self.sample.path)
-        self.client.set_samples({str(s.path): s for s in self.samples})
+        prefix, tools = self.prompt.text, self.tools
+        self.client.set_samples({str(s.path): s for s in self.samples},
+                                {str(s.path): self._prompt_of(s).text for s in self.samples})
 
         def run() -> Analysis | None:
             worker = get_current_worker()
-            return self.client.analyze(generation, text, key, TIME_LIMIT, lambda: worker.is_cancelled)
+            return self.client.analyze(generation, text, key, TIME_LIMIT, lambda: worker.is_cancelled, prefix=prefix, tools=tools)
 
         self.run_worker(run, name=f"parse:{generation}", group="parse", thread=True, exclusive=True, exit_on_error=False)
 
@@ -162,10 +239,12 @@ class WorkbenchScreen(Screen):
     @on(Worker.StateChanged)
     def _worker_done(self, event: Worker.StateChanged) -> None:
         worker = event.worker
+        if worker.group not in ("parse", "verdicts"):
+            return
         if worker.state == WorkerState.ERROR:
             self.status.say(f"internal error in {worker.group}: {worker.error}", "error")
             return
-        if worker.state != WorkerState.SUCCESS or worker.result is None or worker.group not in ("parse", "verdicts"):
+        if worker.state != WorkerState.SUCCESS or worker.result is None:
             return
         if int(worker.name.split(":")[1]) != self._generation:  # older runs are stale
             return
@@ -180,18 +259,28 @@ class WorkbenchScreen(Screen):
 
     def _apply(self, analysis: Analysis) -> None:
         self.analysis = analysis
+        if analysis.format != self.format and not analysis.hung:
+            self.format = analysis.format
+            self._show_format()
+            self._update_title()
         editor = self.editor
         editor.mark_error(analysis.syntax_at)
         self.query_one(ProblemList).show(analysis.problems, analysis.syntax_error, analysis.syntax_at)
+        self.query_one(ReleaseLine).show(analysis.releases)
         tree = self.tree
         if analysis.usable:
-            self.memo.index(analysis.trace)
+            if analysis.trace is not None:
+                self.memo.index(analysis.trace)
             self.good = analysis
-            tree.show(analysis.trace)
+            tree.show(analysis.root)
             tree.border_title = "Parse tree"
             tree.remove_class("-stale")
             self.raw.set_runs(analysis.runs)
-            self.raw.border_subtitle = self._legend(analysis.fields)
+            self.raw.border_subtitle = self._legend(analysis)
+            if analysis.template_trace is not None:
+                found = analysis.template_trace
+                self.prompt_editor.show_result(analysis.prompt or "", analysis.prompt_runs, found.prefix_tail_start, analysis.anchor)
+                self._update_prompt_title()
             # This sample's verdict comes from the trace just drawn; the others follow.
             self.verdicts[self.current] = analysis.verdict
             self._show_samples()
@@ -202,7 +291,7 @@ class WorkbenchScreen(Screen):
             self.verdicts[self.current] = Verdict(FAILS, analysis.hung, error=analysis.hung)
             self._show_samples()
         else:
-            tree.border_title = "Parse tree (stale: the schema has errors)"
+            tree.border_title = f"Parse tree (stale: the {self.noun} has errors)"
             tree.add_class("-stale")
             self._show_samples()
         self._say_status()
@@ -212,61 +301,82 @@ class WorkbenchScreen(Screen):
             self.latencies.append(time.perf_counter() - self._edited_at)
             self._edited_at = None
 
-    def _legend(self, fields: list[str]) -> Text:
+    def _show_format(self) -> None:
+        """What differs on screen between the formats: the prompt pane, the footer's keys."""
+        template = self.format == TEMPLATE
+        self.prompt_editor.display = template
+        if template:
+            self.prompt_editor.load(self.prompt.text)
+            self._update_prompt_title()
+        self.refresh_bindings()
+
+    def _legend(self, analysis: Analysis) -> Text:
         from ..palette import field_colour
 
         legend = Text()
-        for i, name in enumerate(fields):
+        for i, name in enumerate(analysis.fields):
             legend.append("■ ", style=field_colour(i))
             legend.append(f"{name}  ")
-        legend.append("plain: unmatched", style="dim")
+        if analysis.template_trace is None:
+            legend.append("plain: unmatched", style="dim")
+            return legend
+        legend.append("delimiters underlined", style="dim")
+        kinds = {run[3] for runs in (analysis.runs, analysis.prompt_runs) for run in runs}
+        for kind, name in _TRAPS:
+            if kind in kinds:
+                legend.append("  ")
+                legend.append(f"⚠ {name}", style=style_for(-1, kind))
         return legend
 
     def _say_status(self) -> None:
         a = self.analysis
         if a is None:
             return
+        failure = a.failure() if a.usable else None
         if self._notice is not None and a.usable:
             self.status.say(self._notice)  # what the user just did; the tree shows the rest
         elif a.hung:
             self.status.say(f"Parse stopped: {a.hung}", "error")
         elif a.syntax_error:
-            self.status.say(f"Schema is not valid JSON: line {a.syntax_error}", "error")
+            self.status.say(f"{self.noun.capitalize()} is not valid JSON: line {a.syntax_error}", "error")
         elif a.errors:
             first = a.errors[0]
             more = f" (+{len(a.errors) - 1} more)" if len(a.errors) > 1 else ""
-            self.status.say(f"Schema error at {display(first.path)}: {first.message}{more}", "error")
-        elif a.trace is not None and not a.trace.ok:
-            self.status.say(self._failure_text(a), "error")
+            self.status.say(f"{self.noun.capitalize()} error at {display(first.path)}: {first.message}{more}", "error")
+        elif failure is not None:
+            text = Text(failure.lead, style="bold")
+            text.append(failure.message)
+            if failure.input is not None:
+                text.append(f"\n  input: {failure.input!r}{'…' if failure.cut else ''}", style="dim")
+            self.status.say(text, "error")
+        elif a.template_trace is not None:
+            notes = len(a.problems)
+            note = f" · {notes} note{'s' if notes != 1 else ''} under the template" if notes else ""
+            keys = ", ".join(str(k) for k in (a.value or {}))
+            self.status.say(f"{self.sample.name} parses: {keys or 'an empty message'}{note}")
         else:
             warnings = len(a.problems)
             note = f" · {warnings} warning{'s' if warnings != 1 else ''}" if warnings else ""
             self.status.say(f"{self.sample.name} parses: {', '.join(a.fields) or 'no fields'}{note}")
 
-    def _failure_text(self, a: Analysis) -> Text:
-        error = a.trace.error
-        failing = next((n for n in a.trace.nodes() if n.error), None)
-        text = Text(f"Parse fails at {display(a.trace.error_path or '')}: ", style="bold")
-        text.append(getattr(error, "message", str(error)).splitlines()[0][:200])
-        if failing is not None:
-            span = failing.span or failing.source_span
-            if span is not None:
-                got = self.sample.text[span[0] : min(span[1], span[0] + 80)]
-                text.append(f"\n  input: {got!r}{'…' if span[1] - span[0] > 80 else ''}", style="dim")
-        return text
-
     # ----- samples ------------------------------------------------------------------------
     def _show_sample(self) -> None:
         self.raw.set_text(self.sample.text)
         self.raw.border_title = f"Raw output · {self.sample.name}"
+        if self.format == TEMPLATE:
+            self.prompt_editor.load(self.prompt.text)
+            self._update_prompt_title()
         self._show_samples()
         self.reparse()
 
     def _show_samples(self) -> None:
         stale = self.analysis is not None and not self.analysis.usable
-        self.query_one(SampleBar).show([s.name for s in self.samples], self.current, self.verdicts, stale)
+        self.query_one(SampleBar).show([s.name for s in self.samples], self.current, self.verdicts, stale, self.noun)
 
     def action_focus_pane(self, pane: str) -> None:
+        if pane == "prompt" and self.format != TEMPLATE:
+            self.status.say("The prompt pane is for response templates: this is a response schema", "warning")
+            return
         self.query_one(f"#{pane}").focus()
 
     def action_sample(self, step: int) -> None:
@@ -278,103 +388,123 @@ class WorkbenchScreen(Screen):
         from ...samples import load
 
         self.samples[self.current] = load(self.sample.path)
+        prompt = self.prompt
+        if not prompt.dirty:
+            prompt.reread(self.sample)
         self._show_sample()
 
+    # ----- the prompt -----------------------------------------------------------------------
+    @property
+    def prompt_focused(self) -> bool:
+        return self.format == TEMPLATE and self.focused is self.prompt_editor
+
+    def _update_prompt_title(self) -> None:
+        a = self.analysis
+        prompt = self.prompt
+        self.prompt_editor.describe(prompt, a.template_trace if a is not None and a.prompt == prompt.text else None)
+
+    def set_prompt(self, text: str) -> None:
+        """Replace the open sample's prompt text (an edit: undo brings it back)."""
+        editor = self.prompt_editor
+        editor.replace(text, (0, 0), editor.document.end)
+
+    def prompt_reloaded(self) -> None:
+        """The prompt on disk changed (and was not being edited): show it and parse with it."""
+        self.prompt_editor.load(self.prompt.text)
+        self._update_prompt_title()
+        self.reparse()
+
+    def prompt_saved(self, path: Path) -> None:
+        self._update_prompt_title()
+        self._update_title()
+        self.status.say(f"Saved the prompt to {path}")
+
     # ----- linking the panes ----------------------------------------------------------------
+    def _range_near(self, positions: SchemaPositions, pointer: str | None):
+        """The editor range of ``pointer``; for a template, of the nearest key above it that the
+        text has (a field's ``content`` may be left to its default)."""
+        if pointer is None:
+            return None
+        found = positions.range_of(pointer)
+        while found is None and self.format == TEMPLATE and pointer:
+            pointer = pointer.rsplit("/", 1)[0]
+            found = positions.range_of(pointer)
+        return found
+
     @on(Tree.NodeHighlighted, "#tree")
-    def _tree_moved(self, event: Tree.NodeHighlighted[TraceNode]) -> None:
+    def _tree_moved(self, event: Tree.NodeHighlighted) -> None:
         node = event.node.data
-        if node is None or self.good is None or self.good.trace is None:
+        if node is None or self.good is None or not self.good.usable:
             return
-        self.raw.select(self._spans_of([node]), scroll=True)
+        output, prompt = self.good.spans_of(node)
+        self.raw.select(output, scroll=True)
+        if self.format == TEMPLATE:
+            self.prompt_editor.select_spans(prompt)
         positions = self.good.positions
         if positions is not None and positions.text == self.editor.text:
-            self.editor.mark_node(positions.range_of(node.path))
-
-    def _spans_of(self, nodes: list[TraceNode], key: str | None = None, substitution: int | None = None) -> list[tuple[int, int]]:
-        trace = self.good.trace
-        return [span for node in nodes for span in node_spans(trace, node, key, substitution)]
+            self.editor.mark_node(self._range_near(positions, node.path))
 
     @on(TextArea.SelectionChanged, "#editor")
     def _editor_moved(self) -> None:
         self._follow_editor_cursor()
 
     def _follow_editor_cursor(self, say: bool = True) -> None:
-        """With the cursor on a schema node: light up its matches and list them; on one of its
-        x- keys, only that key's matches (one entry's, in x-regex-substitutions)."""
+        """With the cursor in the parser: light what that place produced (a schema node's matches,
+        a template field's regions, or one key's matches) and list them."""
         a = self.analysis
-        if a is None or a.positions is None or a.trace is None or a.schema_text != self.editor.text:
+        if a is None or a.positions is None or not a.usable or a.schema_text != self.editor.text:
             return
         row, column = self.editor.cursor_location
         pointer = a.positions.pointer_at(a.positions.offset(row, column))
-        path = schema_node_of(pointer)
-        if not path:  # the root: everything; lighting it all would show nothing
-            self.editor.mark_node(None)
-            self.raw.select([], scroll=False)
+        lit = a.lit_at(pointer)
+        if lit is None:
             return
-        key, substitution = _stage_at(pointer[len(path):])
-        visits = a.trace.nodes_at(path)
-        self.editor.mark_node(a.positions.range_of(path), scroll=False)
-        if not visits:
-            self.raw.select([], scroll=False)
-            return
-        spans = self._spans_of(visits, key, substitution)
-        self.raw.select(spans, scroll=bool(spans))
-        if say and a.trace.ok and not a.syntax_error and not a.errors:
-            self.status.say(self._matches_text(path, visits, key))
-
-    def _matches_text(self, path: str, visits: list[TraceNode], key: str | None = None) -> Text:
-        """The node's matches, listed: which key, where, and the start of what it matched."""
-        matches = [m for v in visits for m in v.matches if key is None or m.key == key]
-        where = display(path) + (f" {key}" if key else "")
-        text = Text(f"{where}: visited {len(visits)}×, {len(matches)} match{'es' if len(matches) != 1 else ''}", style="bold")
-        raw = self.sample.text
-        for m in matches[:4]:
-            if m.span is None:
-                text.append(f"  · {m.key} #{m.index} (in rewritten text)", style="dim")
-                continue
-            start, end = m.span
-            excerpt = raw[start : min(end, start + 24)].replace("\n", "⏎")
-            text.append(f"  · {m.key} #{m.index} {start}–{end} ")
-            text.append(repr(excerpt) + ("…" if end - start > 24 else ""), style="green")
-        if len(matches) > 4:
-            text.append(f"  · +{len(matches) - 4} more", style="dim")
-        return text
+        self.editor.mark_node(self._range_near(a.positions, lit.mark) if lit.mark is not None else None, scroll=False)
+        self.raw.select(lit.output, scroll=bool(lit.output))
+        if self.format == TEMPLATE:
+            self.prompt_editor.select_spans(lit.prompt)
+        if say and lit.title and a.ok and not a.syntax_error and not a.errors:
+            self.status.say(_lit_text(lit))
 
     @on(ProblemList.Picked)
     def _problem_picked(self, event: ProblemList.Picked) -> None:
         self._jump_to(event.pointer, event.at)
 
     def _jump_to(self, pointer: str | None, at: tuple[int, int] | None) -> None:
-        """Put the editor cursor on a schema node (or a row and column) and focus the editor."""
+        """Put the editor cursor on a node (or a row and column) and focus the editor."""
         a = self.analysis
         if at is None and pointer is not None and a is not None and a.positions is not None:
-            found = a.positions.range_of(pointer) or a.positions.range_of(schema_node_of(pointer))
+            if self.format == TEMPLATE:
+                found = self._range_near(a.positions, pointer)
+            else:
+                found = a.positions.range_of(pointer) or a.positions.range_of(schema_node_of(pointer))
             at = found[0] if found else None
         if at is not None:
             self.editor.move_cursor(at, center=True)
         self.editor.focus()
 
     def action_first_problem(self) -> None:
-        """The first problem: a syntax or validation problem, else the node where the parse fails."""
+        """The first problem: a syntax or validation problem, else where the parse fails."""
         problems = self.query_one(ProblemList)
-        if problems.display and problems.option_count:
-            problems.highlighted = 0
-            self._jump_to(*problems.target(0))
+        first = problems.first_problem() if problems.display else None
+        if first is not None:
+            problems.highlighted = first
+            self._jump_to(*problems.target(first))
             return
         a = self.analysis
-        if a is None or a.trace is None or a.trace.ok:
-            self.status.say("No problems: the schema is valid and the parse succeeds.")
+        failure = a.failure() if a is not None and a.usable else None
+        if failure is None:
+            self.status.say(f"No problems: the {self.noun} is valid and the parse succeeds.")
             return
         self.tree.select_failing()
-        self._jump_to(a.trace.error_path, None)
+        self._jump_to(failure.pointer, None)
 
     def action_go_to_line(self) -> None:
         def chosen(answer: str | None) -> None:
             if answer is None:
                 return
             if not (answer.isdigit() and self.editor.go_to_line(int(answer))):
-                self.status.say(f"No line {answer!r}: the schema has {self.editor.document.line_count} lines", "error")
+                self.status.say(f"No line {answer!r}: the {self.noun} has {self.editor.document.line_count} lines", "error")
             self.editor.focus()
 
         self.app.push_screen(PromptScreen("Go to line:"), chosen)
@@ -385,19 +515,40 @@ class WorkbenchScreen(Screen):
                 return
             self._last_find = answer
             if not self.editor.find(answer):
-                self.status.say(f"{answer!r} is not in the schema", "error")
+                self.status.say(f"{answer!r} is not in the {self.noun}", "error")
             self.editor.focus()
 
-        self.app.push_screen(PromptScreen("Find in the schema (Enter finds the next one):", self._last_find), chosen)
+        self.app.push_screen(PromptScreen(f"Find in the {self.noun} (Enter finds the next one):", self._last_find), chosen)
+
+    # ----- the streaming view ------------------------------------------------------------------
+    def action_stream(self) -> None:
+        a = self.analysis
+        if self.format != TEMPLATE:
+            self.status.say("The streaming view replays a response_template's events; this is a response_schema", "error")
+            return
+        if a is None or a.template_trace is None or a.schema_text != self.editor.text:
+            why = "has errors" if a is not None and (a.errors or a.syntax_error) else "is not parsed yet"
+            self.status.say(f"Nothing to replay: the template {why}", "error")
+            return
+        source = StreamSource(self.editor.text, str(self.sample.path), self.sample.name, self.sample.text,
+                              a.prompt or "", self.tools, list(a.fields), TIME_LIMIT)
+        self.app.push_screen(StreamScreen(self.client, source))
 
     # ----- the document ---------------------------------------------------------------------
     @property
     def dirty(self) -> bool:
         return self.document.is_dirty(self.editor.text)
 
+    def unsaved(self) -> list[str]:
+        """What quitting now would lose: the parser's edits, and edited prompts."""
+        lost = [f"the {self.noun}"] if self.dirty else []
+        lost += [f"the prompt of {Path(key).name}" for key, p in self.prompts.items() if p.dirty]
+        return lost
+
     def _update_title(self) -> None:
         mark = " ●" if self.dirty else ""
-        self.editor.border_title = f"Schema · {self.document.name}{mark}"
+        kind = "Template" if self.format == TEMPLATE else "Schema"
+        self.editor.border_title = f"{kind} · {self.document.name}{mark}"
         self.app.sub_title = f"{self.document.name}{mark}"
 
     def saved(self, path: Path) -> None:
@@ -411,11 +562,15 @@ class WorkbenchScreen(Screen):
         self.reparse()
 
 
-def _stage_at(rest: str) -> tuple[str | None, int | None]:
-    """The x- key (and x-regex-substitutions entry) a pointer below a schema node is in, if any."""
-    parts = split(rest) if rest else []
-    if not parts or not parts[0].startswith("x-regex"):
-        return None, None
-    if parts[0] == "x-regex-substitutions" and len(parts) > 1 and parts[1].isdigit():
-        return parts[0], int(parts[1])
-    return parts[0], None
+def _lit_text(lit: Lit) -> Text:
+    """What an editor position produced, listed: which match, where, and the start of its text."""
+    text = Text(lit.title, style="bold")
+    for label, where, excerpt, cut in lit.items:
+        if where is None:
+            text.append(f"  · {label} (in rewritten text)", style="dim")
+            continue
+        text.append(f"  · {label} {where} ")
+        text.append(repr(excerpt) + ("…" if cut else ""), style="green")
+    if lit.more:
+        text.append(f"  · +{lit.more} more", style="dim")
+    return text

@@ -1,4 +1,8 @@
-"""The parse tree: one tree node per trace node, built lazily as the user expands it."""
+"""The parse tree: one tree node per trace node, built lazily as the user expands it.
+
+It shows either format's tree: a response_schema's ``TraceNode``s, or a response_template's
+``OutlineNode``s (engine/template/outline.py). Both name their key (``path``) and children; only
+the label differs."""
 
 from __future__ import annotations
 
@@ -8,7 +12,8 @@ from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from ...engine import MISSING, Trace, TraceNode
+from ...engine import MISSING, TraceNode
+from ...engine.template.outline import OutlineNode
 
 Identity = tuple  # the keys from the root to a node: stable across reparses of the same schema
 
@@ -21,7 +26,9 @@ def _preview(value, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def label_for(node: TraceNode) -> Text:
+def label_for(node: TraceNode | OutlineNode) -> Text:
+    if isinstance(node, OutlineNode):
+        return outline_label(node)
     name = "message" if node.key is None and not node.path else str(node.key if node.key is not None else node.path)
     label = Text(name, style="bold")
     if node.error is not None:
@@ -39,12 +46,26 @@ def label_for(node: TraceNode) -> Text:
     return label
 
 
+def outline_label(node: OutlineNode) -> Text:
+    """A template tree line: name, ✗ where the parse failed, what it is, its value, and a trap."""
+    label = Text(node.name, style="bold")
+    if node.error is not None:
+        label.append("  ✗ " + node.error.splitlines()[0][:120], style="bold red")
+    if node.text:
+        label.append("  " + node.text, style="dim")
+    if node.value is not MISSING and (not node.children or node.key is None or node.key[0] in ("field", "region")):
+        label.append("  " + _preview(node.value), style="green")
+    if node.note:
+        label.append("  ⚠ " + node.note, style="bold yellow")
+    return label
+
+
 class ParseTree(Tree[TraceNode]):
-    """Shows a Trace; keeps the user's expanded nodes and cursor across reparses."""
+    """Shows a trace's tree; keeps the user's expanded nodes and cursor across reparses."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("message", id=id)
-        self.trace: Trace | None = None
+        self.trace: TraceNode | OutlineNode | None = None  # the root shown
         self._expanded: set[Identity] = {()}
         self._open_depth = 1
 
@@ -56,19 +77,25 @@ class ParseTree(Tree[TraceNode]):
             node = node.parent
         return tuple(reversed(keys))
 
-    def show(self, trace: Trace) -> None:
-        if self.trace is not None and _same_shape(self.root, trace.root):
+    def show(self, root: TraceNode | OutlineNode) -> None:
+        """Show the tree under ``root`` (a schema trace's root, or a template outline)."""
+        if self.trace is not None and type(self.trace) is type(root) and _same_shape(self.root, root):
             # The usual keystroke: same nodes, new values. Relabel in place; no rebuild, no flicker.
-            self.trace = trace
-            _relabel(self.root, trace.root)
+            self.trace = root
+            _relabel(self.root, root)
             return
         cursor = self.identity(self.cursor_node) if self.cursor_node is not None else ()
-        self.trace = trace
-        # Small traces open fully; large ones (thousands of tool calls) open on demand.
-        self._open_depth = 6 if sum(1 for _ in trace.nodes()) <= 400 else 0
+        self.trace = root
+        # Small traces open fully; large ones (thousands of tool calls) open on demand. A template's
+        # fields open to their regions, and a few regions to their delimiters and values.
+        nodes = sum(1 for _ in root.walk())
+        if isinstance(root, OutlineNode):
+            self._open_depth = 2 if nodes <= 60 else 1 if nodes <= 400 else 0
+        else:
+            self._open_depth = 6 if nodes <= 400 else 0
         self.clear()
-        self.root.data = trace.root
-        self.root.set_label(label_for(trace.root))
+        self.root.data = root
+        self.root.set_label(label_for(root))
         self._fill(self.root)
         self.root.expand()
         target = self._restore(self.root, (), cursor)

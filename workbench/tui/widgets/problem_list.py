@@ -7,6 +7,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from ...analysis import NOTE
 from ...engine import ERROR, Problem
 from ...engine.pointer import display
 
@@ -22,21 +23,29 @@ class ProblemList(OptionList):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._targets: list[tuple[str | None, tuple[int, int] | None]] = []
+        self._notes: list[bool] = []  # per entry: only a note on releases, not a problem to fix
 
     def show(self, problems: list[Problem], syntax_error: str | None = None, syntax_at=None) -> None:
         self.clear_options()
         self._targets = []
+        self._notes = []
         if syntax_error:
             self.add_option(Option(Text("error  " + syntax_error, style="bold red")))
             self._targets.append((None, syntax_at))
+            self._notes.append(False)
         for p in problems:
-            style = "red" if p.severity == ERROR else "yellow"
+            style = "red" if p.severity == ERROR else "cyan" if p.severity == NOTE else "yellow"
             label = Text(f"{p.severity:<8}", style=f"bold {style}")
             label.append(display(p.path), style="bold")
             label.append("  " + p.message)
             self.add_option(Option(label))
             self._targets.append((p.path, None))
+            self._notes.append(p.severity == NOTE)
         self.display = bool(self._targets)
+
+    def first_problem(self) -> int | None:
+        """The first entry that is a problem (an error or a warning), not a note on releases."""
+        return next((i for i, note in enumerate(self._notes) if not note), None)
 
     def target(self, index: int) -> tuple[str | None, tuple[int, int] | None]:
         """Where problem ``index`` points: a schema pointer, or a (row, column) for a syntax error."""

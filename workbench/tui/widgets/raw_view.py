@@ -20,7 +20,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...engine.highlights import EMPTY, SELECTED, Paint, flatten
+from ...engine.highlights import DROPPED, EMPTIED, EMPTY, FLAGGED, HELD, LEFT_OPEN, OVERWRITTEN, SELECTED, Paint, flatten
 from ..palette import MARK, style_for
 
 # Control characters shown as visible symbols, one cell each, so columns stay text offsets.
@@ -28,6 +28,9 @@ _VISIBLE = {i: chr(0x2400 + i) for i in range(32) if i != 10}
 _VISIBLE[9] = "→"
 _VISIBLE[127] = "␡"
 _PLAIN = Style()
+# Kinds that mark text as a trap: a line break they cover is drawn (as ⏎), or whitespace-only text
+# such as a value emptied for being "\n" would not show at all.
+_SHOWN_BREAKS = {DROPPED, EMPTIED, LEFT_OPEN, OVERWRITTEN, HELD, FLAGGED}
 
 
 def wrapped_rows(text: str, start: int, end: int, width: int) -> list[int]:
@@ -170,8 +173,13 @@ class RawView(ScrollView, can_focus=True):
             position = run_end
         if position < end:
             segments.append(Segment(self.text[position:end].translate(_VISIBLE), _PLAIN))
-        if end in self._line_end_marks and (row + 1 >= len(self._row_starts) or self._row_starts[row + 1] > end):
+        last_row_of_line = row + 1 >= len(self._row_starts) or self._row_starts[row + 1] > end
+        if end in self._line_end_marks and last_row_of_line:
             segments.append(Segment("▏", MARK))
+        elif last_row_of_line and end < len(self.text):
+            covering = _clipped(self._runs, self._run_ends, end, end + 1)
+            if covering and covering[0][3] in _SHOWN_BREAKS:
+                segments.append(Segment("⏎", style_for(covering[0][2], covering[0][3])))
         return Strip(segments).crop_extend(scroll_x, scroll_x + width, _PLAIN)
 
 

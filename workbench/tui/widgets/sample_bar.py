@@ -13,9 +13,9 @@ _MARK = {PARSES: ("✓", "green"), MATCHES: ("✓✓", "bold green"), FAILS: ("�
 class SampleBar(Static):
     DEFAULT_CSS = "SampleBar { height: auto; padding: 0 1; background: $boost; }"
 
-    def show(self, names: list[str], current: int, verdicts: dict[int, Verdict], stale: bool = False) -> None:
-        """``stale``: the schema being edited has errors, so the verdicts are those of the last
-        schema that had none (or there are none yet)."""
+    def show(self, names: list[str], current: int, verdicts: dict[int, Verdict], stale: bool = False, noun: str = "schema") -> None:
+        """``stale``: the schema (or ``noun``) being edited has errors, so the verdicts are those of
+        the last one that had none (or there are none yet)."""
         text = Text(f"sample {current + 1}/{len(names)}  ", style="dim")
         for i, name in enumerate(names):
             verdict = verdicts.get(i)
@@ -28,7 +28,7 @@ class SampleBar(Static):
             text.append_text(entry)
         current_verdict = verdicts.get(current)
         if stale:
-            last = "of the last schema without errors" if verdicts else "wait for a schema without errors"
+            last = f"of the last {noun} without errors" if verdicts else f"wait for a {noun} without errors"
             text.append(f"   verdicts {last}", style="dim italic")
         elif current_verdict is not None:
             text.append(f"   {current_verdict.status}", style="bold")

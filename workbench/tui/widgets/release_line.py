@@ -1,0 +1,26 @@
+"""Under the editor, for a response_template: which transformers releases read it and which of
+them give the result shown (the narrowings themselves are listed with the problems, at their key)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from ...engine.versions import Releases, span
+
+
+class ReleaseLine(Static):
+    def show(self, releases: Releases | None) -> None:
+        self.display = releases is not None
+        if releases is None:
+            return
+        text = Text("transformers ", style="dim")
+        text.append(span(releases.reads), style="bold")
+        same = releases.same
+        if same != releases.reads:
+            text.append(" read it; only ", style="dim")
+            text.append(span(same), style="bold yellow")
+            text.append(" give this result", style="dim")
+        else:
+            text.append(" give this result", style="dim")
+        self.update(text)
