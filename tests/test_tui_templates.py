@@ -377,3 +377,55 @@ async def test_f9_passes_over_release_notes_to_where_the_parse_fails(tdir):
         row, _ = main.editor.cursor_location
         assert main.editor.document.get_line(row).strip() == '"content": "json"'  # the parser that failed
         assert main.tree.cursor_node.data.error is not None
+
+
+async def wait_for_migration(pilot, app):
+    from workbench.tui.screens.migration import MigrationScreen
+
+    for _ in range(100):
+        await pilot.pause(0.1)
+        screen = app.screen
+        if isinstance(screen, MigrationScreen) and screen.result is not None:
+            return screen
+    raise AssertionError(f"no migration report; screen {app.screen}")
+
+
+async def test_migrate_writes_the_template_beside_the_schema_reports_and_opens_it(workdir):
+    app = make_app(workdir, "tool_call.txt")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        app.action_migrate()
+        screen = await wait_for_migration(pilot, app)
+        target = workdir / "schemas" / "qwen3.template.json"
+        result = screen.result
+        assert result.written and target.exists() and json.loads(target.read_text()) == result.migration.template
+        assert result.anchor == "<|im_start|>assistant\n"  # read off the samples' prompts
+        shown = str(screen.query_one("#lines").render())
+        # What could not be translated is named with its schema path, as `workbench migrate` prints it.
+        assert "untranslatable (" in shown and "/properties/" in shown and "samples: " in shown
+        assert len(result.comparisons) == len(app.main.samples)
+        await pilot.click("#open")
+        await settle(pilot, app)
+        assert app.main.format == "response_template" and app.document.path == target
+        assert app.main.editor.text == target.read_text()
+        assert app.main.analysis.template_trace is not None
+
+
+async def test_migrate_asks_before_replacing_a_template_and_refuses_a_template(tdir):
+    target = tdir / "schemas" / "qwen3.template.json"
+    before = target.read_text()
+    app = make_app(tdir, "tool_call.txt")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        app.action_migrate()
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("escape")  # keep the existing template
+        await settle(pilot, app)
+        assert target.read_text() == before and app.screen is app.main
+    app = template_app(tdir)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        app.action_migrate()
+        await pilot.pause()
+        assert app.screen is app.main and "already a response template" in status(app)

@@ -18,12 +18,12 @@ import typer
 from ..engine import errors as error_problems
 from ..engine import validate as validate_schema
 from ..engine.formats import format_of
-from ..engine.migrate import ABSENT, compare_sample, derive_start_anchor, header_of, migrate as migrate_schema
-from ..engine.template import load_template
+from ..engine.migrate import ABSENT, header_of
 from ..engine.versions import TEMPLATE
-from ..files import InputError, WriteError, atomic_write, dump_json, load_schema, read_text
+from ..files import InputError, WriteError, load_schema, read_text
+from ..migration import Case, MigrationRun, anchor_from, cases_of, run, unescape
 from ..samples import discover, load
-from .output import FAILED, OK, UNUSABLE, emit, say, stop
+from .output import UNUSABLE, emit, say, stop
 
 NO_ANCHOR = (
     "cannot tell where the assistant's message begins in the prompt (the template's start_anchor): "
@@ -56,24 +56,15 @@ def migrate(
         raise stop(f"error: {out} is the schema itself; write the template to another file", UNUSABLE)
     cases = _samples(schema, samples)
     anchor, source = _anchor(start_anchor, prefix_file, cases)
-    migration = migrate_schema(value, anchor)
-    written = False
-    if migration.template is not None:
-        try:
-            load_template(migration.template)  # the engine makes sure; never write what transformers rejects
-            atomic_write(out, dump_json(migration.template))
-        except WriteError as exc:
-            raise stop(f"error: {exc}; nothing was written", UNUSABLE)
-        written = True
-    comparisons = [
-        compare_sample(path.stem, text, value, migration.template, prompt) for path, text, prompt in cases
-    ] if written else []
-    code = OK if written and not migration.untranslatable and all(c.agrees for c in comparisons) else FAILED
+    try:
+        result = run(value, cases, anchor, source, out)
+    except WriteError as exc:
+        raise stop(f"error: {exc}; nothing was written", UNUSABLE)
     if as_json:
-        emit(json.dumps(_report(schema, out, written, anchor, source, migration, comparisons, code), indent=2, ensure_ascii=False) + "\n")
+        emit(json.dumps(_report(schema, result), indent=2, ensure_ascii=False) + "\n")
     else:
-        _print(out, written, anchor, source, migration, comparisons, samples_given=bool(cases))
-    raise typer.Exit(code)
+        emit("".join(line + "\n" for line in result.lines()))
+    raise typer.Exit(result.code)
 
 
 # ----- input ---------------------------------------------------------------------------------------
@@ -94,17 +85,13 @@ def _schema(path: Path) -> Any:
     return value
 
 
-def _samples(schema: Path, given: Path | None) -> list[tuple[Path, str, str]]:
-    """(path, text, prompt) per sample: the prompt is what the template gets as prefix=."""
+def _samples(schema: Path, given: Path | None) -> list[Case]:
+    """The samples, each with its prompt: what the template gets as prefix=."""
     target = given if given is not None else _family_folder(schema)
     if target is None:
         return []
     try:
-        cases = []
-        for path in discover(target):
-            sample = load(path)
-            cases.append((path, sample.text, sample.prompt()[0]))
-        return cases
+        return cases_of([load(path) for path in discover(target)])
     except InputError as exc:
         raise stop(f"error: {exc}", UNUSABLE)
 
@@ -120,7 +107,7 @@ def _anchor(given: list[str], prefix_file: Path | None, cases) -> tuple[Any, str
     """The start anchor and where it came from: --start-anchor, else the --prefix-file prompt,
     else the samples' prompts (anchor.derive_start_anchor), else exit 2."""
     if given:
-        anchors = list(dict.fromkeys(_unescape(a) for a in given))
+        anchors = list(dict.fromkeys(unescape(a) for a in given))
         if "" in anchors:
             raise stop("error: --start-anchor cannot be empty", UNUSABLE)
         return (anchors[0] if len(anchors) == 1 else anchors), "--start-anchor"
@@ -133,63 +120,16 @@ def _anchor(given: list[str], prefix_file: Path | None, cases) -> tuple[Any, str
         if anchor is None:
             raise stop(f"error: {prefix_file}: no assistant header found; {NO_ANCHOR}", UNUSABLE)
         return anchor, str(prefix_file)
-    prompts = [prompt for _, _, prompt in cases if prompt]
-    anchor = derive_start_anchor(list(dict.fromkeys(prompts)))
+    anchor = anchor_from(cases)
     if anchor is None:
         raise stop(f"error: {NO_ANCHOR}", UNUSABLE)
     return anchor, "the samples' prompts"
 
 
-def _unescape(text: str) -> str:
-    return text.replace("\\\\", "\x00").replace("\\n", "\n").replace("\\r", "\r").replace("\\t", "\t").replace("\x00", "\\")
-
-
 # ----- output --------------------------------------------------------------------------------------
 
 
-def _print(out: Path, written: bool, anchor, source: str, migration, comparisons, samples_given: bool) -> None:
-    emit(f"start_anchor {json.dumps(anchor, ensure_ascii=False)} (from {source})\n")
-    if migration.untranslatable:
-        emit(f"untranslatable ({len(migration.untranslatable)}):\n")
-        for item in migration.untranslatable:
-            emit(f"  {item}\n")
-    else:
-        emit("untranslatable: none\n")
-    if migration.notes:
-        emit(f"notes ({len(migration.notes)}):\n")
-        for item in migration.notes:
-            emit(f"  {item}\n")
-    if not written:
-        emit("no template written: nothing in the schema could be translated\n")
-        return
-    emit(f"wrote {out}\n")
-    if not samples_given:
-        emit("no samples to compare on (pass --samples DIR)\n")
-        return
-    agree = sum(c.agrees for c in comparisons)
-    emit(f"samples: {agree} of {len(comparisons)} give the same message\n")
-    for c in comparisons:
-        if c.agrees:
-            continue
-        if c.schema.failed != c.template.failed:
-            failed, other = ("schema", "template") if c.schema.failed else ("template", "schema")
-            error = (c.schema if c.schema.failed else c.template).error
-            emit(f"  {c.case}: the {failed} fails ({_short(error, 160)}); the {other} gives a message\n")
-            continue
-        for d in c.differences:
-            emit(f"  {c.case}: {d.path or '/'}: schema {_value(d.schema)}, template {_value(d.template)}\n")
-
-
-def _value(value: Any) -> str:
-    return "(absent)" if value is ABSENT else _short(json.dumps(value, ensure_ascii=False), 80)
-
-
-def _short(text: str, limit: int) -> str:
-    text = " ".join(text.splitlines())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _report(schema: Path, out: Path, written: bool, anchor, source, migration, comparisons, code: int) -> dict:
+def _report(schema: Path, result: MigrationRun) -> dict:
     def outcome(o) -> dict:
         return {"error": o.error} if o.failed else {"value": o.value}
 
@@ -201,12 +141,13 @@ def _report(schema: Path, out: Path, written: bool, anchor, source, migration, c
             row["template"] = d.template
         return row
 
+    migration = result.migration
     return {
         "schema": str(schema),
-        "out": str(out),
-        "written": written,
-        "start_anchor": anchor,
-        "start_anchor_from": source,
+        "out": str(result.out),
+        "written": result.written,
+        "start_anchor": result.anchor,
+        "start_anchor_from": result.anchor_source,
         "template": migration.template,
         "untranslatable": [{"path": i.path, "reason": i.reason} for i in migration.untranslatable],
         "notes": [{"path": i.path, "note": i.reason} for i in migration.notes],
@@ -218,7 +159,7 @@ def _report(schema: Path, out: Path, written: bool, anchor, source, migration, c
                 "template": outcome(c.template),
                 "differences": [difference(d) for d in c.differences],
             }
-            for c in comparisons
+            for c in result.comparisons
         ],
-        "exit_code": code,
+        "exit_code": result.code,
     }

@@ -17,17 +17,19 @@ from ..engine.versions import TEMPLATE
 from ..engine.export import export_to
 from ..files import InputError
 from ..goldens import Golden, NoGolden, golden_of
+from ..migration import anchor_from, cases_of, schema_to_migrate, unescape
 from ..samples import Sample
 from .screens.confirm import ConfirmScreen
 from .screens.help import HelpScreen
 from .screens.main import WorkbenchScreen
+from .screens.migration import MigrationScreen
 from .screens.prompt import PromptScreen
 from .screens.stream import StreamScreen
 from .widgets.schema_editor import SchemaEditor
 
 # Actions that open a dialog or write a file. They run only from the main screen: a key pressed
 # again while their dialog is open must not stack a second dialog or write behind the user's back.
-_MAIN_SCREEN_ACTIONS = {"save", "save_as", "save_prompt", "export", "write_golden", "help", "quit"}
+_MAIN_SCREEN_ACTIONS = {"save", "save_as", "save_prompt", "export", "write_golden", "migrate", "help", "quit"}
 
 
 class WorkbenchApp(App):
@@ -99,6 +101,9 @@ class WorkbenchApp(App):
             f"Keep this sample's current result as its {golden} (or .expected-error.txt)",
             self.action_write_golden,
         )
+        if noun == "schema":
+            yield SystemCommand("Migrate to a template…", "Translate this schema into a response_template, list what "
+                                "cannot be translated, and compare both on the samples (workbench migrate)", self.action_migrate)
         if noun == "template":
             yield SystemCommand("Streaming view", "Replay the output in chunks, event by event, with what a client suffers (ctrl+t)",
                                 main.action_stream)
@@ -296,6 +301,61 @@ class WorkbenchApp(App):
             self._error(f"Could not write the golden: {exc}")
             return
         self.main.reparse(notice=said)  # the sample bar judges against the new golden
+
+    # ----- migrate ---------------------------------------------------------------------------
+    def action_migrate(self) -> None:
+        """``workbench migrate`` on the editor's schema: the template goes beside the schema as
+        ``<name>.template.json`` (asked for when the schema has no file), replacing one only once
+        the user agrees; the report follows, with the template a button away."""
+        main = self.main
+        if main.format == TEMPLATE:
+            self._error("Nothing to migrate: this is already a response template")
+            return
+        try:
+            schema = schema_to_migrate(main.editor.text)
+        except InputError as exc:
+            self._error(f"Not migrated: {exc}")
+            return
+        cases = cases_of(main.samples, {key: p.text for key, p in main.prompts.items()})
+        anchor = anchor_from(cases)
+        if anchor is None:
+            def given(answer: str | None) -> None:
+                if answer:
+                    self._migrate_to_target(schema, cases, unescape(answer), "you")
+
+            self.push_screen(PromptScreen("Where does the assistant's message begin in the prompt (the start "
+                                          "anchor; \\n for a line break)?", "<|im_start|>assistant\\n"), given)
+            return
+        self._migrate_to_target(schema, cases, anchor, "the samples' prompts")
+
+    def _migrate_to_target(self, schema: Any, cases: list, anchor: Any, source: str) -> None:
+        def start(target: Path) -> None:
+            self.push_screen(MigrationScreen(schema, cases, anchor, source, target), partial(self._open_migrated, target))
+
+        path = self.document.path
+        if path is not None:
+            self._write_after_asking(path.with_name(f"{path.name.removesuffix('.json')}.template.json"), "written", start)
+            return
+
+        def chosen(name: str | None) -> None:
+            if name:
+                self._write_after_asking(Path(name).expanduser(), "written", start)
+
+        self.push_screen(PromptScreen("Write the template to:", "response_template.json"), chosen)
+
+    def _open_migrated(self, target: Path, wanted: bool | None) -> None:
+        if not wanted:
+            return
+
+        def switch(yes: bool | None = True) -> None:
+            if yes:
+                self.document = SchemaDocument.open(target)
+                self.main.open_document(self.document)
+
+        if self.main.dirty:
+            self.push_screen(ConfirmScreen("The schema has unsaved edits. Open the template and lose them?", "Open"), switch)
+        else:
+            switch()
 
     # ----- export ----------------------------------------------------------------------------
     def action_export(self) -> None:

@@ -561,6 +561,15 @@ class WorkbenchScreen(Screen):
         self._update_title()
         self.reparse()
 
+    def open_document(self, document: SchemaDocument) -> None:
+        """Edit another file (the template a migration wrote): the caller has asked about edits."""
+        self.document = document
+        self.format = format_guess(document.saved_text)
+        self.editor.load_text(document.saved_text)
+        self._show_format()
+        self._update_title()
+        self.reparse()
+
 
 def _lit_text(lit: Lit) -> Text:
     """What an editor position produced, listed: which match, where, and the start of its text."""
