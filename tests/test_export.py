@@ -338,3 +338,31 @@ def test_a_template_transformers_would_reject_is_not_exported(tokenizer_dir, tmp
     assert result.returncode == 2
     assert "Unsupported response_template version: 2" in result.stderr and "nothing was written" in result.stderr
     assert snapshot(tokenizer_dir) == before and not (tmp_path / "out.json").exists()
+
+
+def test_every_family_exported_with_both_keys_parses_its_samples_right_under_both_releases(tokenizer_dir, tmp_path):
+    """The promise of one export for every transformers 5.x, family by family: a tokenizer folder
+    holding the shipped schema and template loads in 5.14.1 and 5.23.0, and parse_response agrees
+    with the workbench on every sample in each release range (each release started once)."""
+    import shutil
+
+    from workbench.engine.export import export_parsers
+    from workbench.samples import discover, load
+    from workbench.verify import prepare_runtimes, verify_many
+
+    folders = []
+    for template_path in sorted((ROOT / "schemas").glob("*.template.json")):
+        family = template_path.name.removesuffix(".template.json")
+        schema_path = ROOT / "schemas" / f"{family}.json"
+        parsers = [json.loads(p.read_text(encoding="utf-8")) for p in (schema_path, template_path)]
+        folder = tmp_path / family
+        shutil.copytree(tokenizer_dir, folder)
+        export_parsers(parsers, tokenizer_dir=folder)
+        samples = [load(p) for p in discover(ROOT / "sample_outputs" / family)]
+        folders.append((folder, {"response_schema": parsers[0], "response_template": parsers[1]}, samples))
+    assert len(folders) >= 40
+    results = verify_many(folders, prepare_runtimes())
+    failed = {folder.name: [line for line in r.lines if not line.startswith("verify")] for (folder, _, _), r in zip(folders, results) if not r.ok}
+    assert not failed, json.dumps(failed, indent=1, ensure_ascii=False)[:4000]
+    for r in results:
+        assert sum("parse_response agrees with the workbench" in line for line in r.lines) == 3, r.lines

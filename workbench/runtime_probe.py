@@ -4,8 +4,9 @@ and call ``parse_response`` on samples, as a user of that release would.
 It imports nothing from workbench, so that it runs with only transformers installed: verify.py
 starts it as ``python -I runtime_probe.py`` and talks JSON over stdin/stdout.
 
-Request: ``{"dir": str, "samples": [{"text": str, "prefix": str}, ...]}``.
-Answer: ``{"transformers": version, "loaded": {key: value or null}, "load_error": str or null,
+Request: ``{"jobs": [{"dir": str, "samples": [{"text": str, "prefix": str}, ...]}, ...]}``: one
+process answers for many folders (a release takes seconds to import). Answer: ``{"answers": [...]}``,
+one per job: ``{"transformers": version, "loaded": {key: value or null}, "load_error": str or null,
 "default": [outcome], "legacy": [outcome] or null}``, where an outcome is ``{"value": message}`` or
 ``{"error": type name, "message": str}``. ``default`` is ``tokenizer.parse_response`` as a user calls
 it (with ``prefix=`` when a template was loaded, which needs one); ``legacy`` is the loaded
@@ -30,6 +31,10 @@ def outcome(call) -> dict:
 
 def main() -> None:
     request = json.load(sys.stdin)
+    print(json.dumps({"answers": [answer_for(job) for job in request["jobs"]]}))
+
+
+def answer_for(request: dict) -> dict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         import transformers
@@ -40,8 +45,7 @@ def main() -> None:
         tokenizer = AutoTokenizer.from_pretrained(request["dir"])
     except Exception as exc:  # noqa: BLE001
         answer["load_error"] = f"{type(exc).__name__}: {exc}"
-        print(json.dumps(answer))
-        return
+        return answer
     answer["loaded"] = {key: getattr(tokenizer, key, None) for key in KEYS}
     template, schema = answer["loaded"]["response_template"], answer["loaded"]["response_schema"]
     for sample in request["samples"]:
@@ -52,7 +56,7 @@ def main() -> None:
             answer["default"].append(outcome(lambda: tokenizer.parse_response(text)))
     if schema is not None:
         answer["legacy"] = [outcome(lambda: tokenizer.parse_response(s["text"], schema=schema)) for s in request["samples"]]
-    print(json.dumps(answer))
+    return answer
 
 
 if __name__ == "__main__":

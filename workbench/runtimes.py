@@ -76,10 +76,11 @@ def _run(command: list[str], failure: str) -> None:
         raise RuntimeUnavailable(f"{failure}: {last}")
 
 
-def probe(python: Path, tokenizer_dir: Path, samples: list[dict], timeout: float = 600) -> dict:
-    """Run runtime_probe.py with ``python`` on the folder and samples; its JSON answer."""
+def probe_many(python: Path, jobs: list[tuple[Path, list[dict]]], timeout: float = 600) -> list[dict]:
+    """Run runtime_probe.py with ``python`` on each (folder, samples), in one process; its JSON
+    answer per folder."""
     script = Path(__file__).with_name("runtime_probe.py")
-    request = json.dumps({"dir": str(tokenizer_dir), "samples": samples})
+    request = json.dumps({"jobs": [{"dir": str(d), "samples": samples} for d, samples in jobs]})
     try:
         result = subprocess.run([str(python), "-I", str(script)], input=request, capture_output=True, text=True,
                                 encoding="utf-8", timeout=timeout)
@@ -88,4 +89,4 @@ def probe(python: Path, tokenizer_dir: Path, samples: list[dict], timeout: float
     if result.returncode != 0:
         last = (result.stderr.strip().splitlines() or ["(no message)"])[-1]
         raise RuntimeUnavailable(f"{python} could not run the check: {last}")
-    return json.loads(result.stdout)
+    return json.loads(result.stdout)["answers"]

@@ -14,7 +14,7 @@ from typing import Any, Callable
 from .engine import ParseFailure, parse_response
 from .engine import template as template_engine
 from .engine.versions import SCHEMA, TEMPLATE
-from .runtimes import SCHEMA_RUNTIME, TEMPLATE_RUNTIME, probe, runtime_python
+from .runtimes import SCHEMA_RUNTIME, TEMPLATE_RUNTIME, probe_many, runtime_python
 from .samples import Sample, first_difference
 
 REMEDY = "export a response_template too ('workbench migrate' drafts one from the schema)"
@@ -38,8 +38,20 @@ def prepare_runtimes(say: Callable[[str], None] = lambda _: None) -> dict[str, P
 
 def verify_releases(tokenizer_dir: Path, exported: dict[str, Any], samples: list[Sample], pythons: dict[str, Path]) -> Verification:
     """``exported``: the key(s) just written (``response_schema``/``response_template`` → value)."""
+    return verify_many([(tokenizer_dir, exported, samples)], pythons)[0]
+
+
+def verify_many(folders: list[tuple[Path, dict[str, Any], list[Sample]]], pythons: dict[str, Path]) -> list[Verification]:
+    """``verify_releases`` for many folders, each release started once for all of them."""
+    requests = [[{"text": s.text, "prefix": s.prompt()[0]} for s in samples] for _, _, samples in folders]
+    jobs = [(folder, request) for (folder, _, _), request in zip(folders, requests)]
+    olds = probe_many(pythons[SCHEMA_RUNTIME], jobs)
+    news = probe_many(pythons[TEMPLATE_RUNTIME], jobs)
+    return [_verify(exported, samples, old, new) for (_, exported, samples), old, new in zip(folders, olds, news)]
+
+
+def _verify(exported: dict[str, Any], samples: list[Sample], old: dict, new: dict) -> Verification:
     prompts = [sample.prompt()[0] for sample in samples]
-    request = [{"text": s.text, "prefix": p} for s, p in zip(samples, prompts)]
     ours = {
         SCHEMA: [_ours_schema(s.text, exported[SCHEMA]) for s in samples] if SCHEMA in exported else None,
         TEMPLATE: [_ours_template(s.text, exported[TEMPLATE], p) for s, p in zip(samples, prompts)] if TEMPLATE in exported else None,
@@ -48,7 +60,6 @@ def verify_releases(tokenizer_dir: Path, exported: dict[str, Any], samples: list
     result = Verification()
     result.lines.append("5.0–5.2 read neither key (not checked)")
 
-    old = probe(pythons[SCHEMA_RUNTIME], tokenizer_dir, request)
     if _loaded(result, old, exported, (SCHEMA, TEMPLATE)):
         if SCHEMA in exported:
             upto = "5.12" if TEMPLATE in exported else "5.14"
@@ -59,7 +70,6 @@ def verify_releases(tokenizer_dir: Path, exported: dict[str, Any], samples: list
             why = " (preferred over response_schema; parse_response then needs prefix=)" if SCHEMA in exported else " (parse_response needs prefix=)"
             _compare(result, f"5.13–5.14 read response_template{why}", old["default"], ours[TEMPLATE], names)
 
-    new = probe(pythons[TEMPLATE_RUNTIME], tokenizer_dir, request)
     if _loaded(result, new, exported, (TEMPLATE,)):
         if TEMPLATE in exported:
             _compare(result, "5.15–5.23 read response_template", new["default"], ours[TEMPLATE], names)
