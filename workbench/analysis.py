@@ -31,6 +31,7 @@ from .engine.subtree_memo import SubtreeMemo
 from .engine.template import TemplateTrace, load_template, trace_response
 from .engine.template.highlights import anchor_span, template_runs
 from .engine.template.outline import OutlineNode, failure_pointer, outline, spans_at
+from .engine.template.slow_delimiters import slow_delimiters
 from .engine.trace_tree import Span
 from .engine.versions import SCHEMA, TEMPLATE, Releases, template_releases, tools_narrowing
 from .files import InputError, parse_schema_text
@@ -311,6 +312,7 @@ def template_problems(template: Any, tools: Any = None) -> tuple[list[Problem], 
     except Exception as exc:  # noqa: BLE001 - what the runtime raises on load, in its words
         message = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
         problems.append(Problem(load_error_pointer(template, str(exc)), ERROR, message))
+    problems += [Problem(pointer, WARNING, why) for pointer, why in slow_delimiters(template)]
     releases = template_releases(template)
     if tools is not None:
         releases.narrowings.append(tools_narrowing())

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import typer
 
-from ..engine import errors, validate as validate_schema
+from ..engine import WARNING, Problem, errors, validate as validate_schema
 from ..engine.formats import format_of
 from ..engine.template import load_template
+from ..engine.template.slow_delimiters import slow_delimiters
 from ..engine.versions import TEMPLATE, schema_releases, template_releases
 from ..files import InputError, parse_schema_text, read_text
 from .output import FAILED, OK, UNUSABLE, emit, stop
@@ -40,13 +41,17 @@ def validate(schema: Path = typer.Argument(..., help="The response schema or res
 
 def _validate_template(path: Path, value) -> None:
     """A template is checked as transformers 5.23.0 checks it when it loads: the first error, in
-    its words (the runtime stops at the first)."""
+    its words (the runtime stops at the first); then, as warnings, delimiters that make its parse
+    quadratic."""
     try:
         load_template(value)
     except ValueError as exc:
         emit(f"{path}: error {exc}\n")
         raise typer.Exit(FAILED)
-    emit("ok\n")
+    warnings = [Problem(pointer, WARNING, why) for pointer, why in slow_delimiters(value)]
+    for problem in warnings:
+        emit(f"{path}: {problem}\n")
+    emit("ok\n" if not warnings else f"ok ({len(warnings)} warning{'s' if len(warnings) > 1 else ''})\n")
     _releases(path, template_releases(value))
     raise typer.Exit(OK)
 
