@@ -19,6 +19,7 @@ from .engine import errors as error_problems
 from .engine import validate as validate_schema
 from .engine.formats import format_of
 from .engine.template import load_template
+from .engine.template.slow_delimiters import slow_delimiters
 from .engine.versions import TEMPLATE
 from .files import InputError, atomic_write, dump_json
 from .samples import Sample
@@ -68,6 +69,10 @@ class MigrationRun:
             out.append("no template written: nothing in the schema could be translated")
             return out
         out.append(f"wrote {self.out}")
+        slow = list(slow_delimiters(m.template))
+        if slow:
+            out.append(f"linear time ({len(slow)}): these delimiters make transformers' parse quadratic; change them before shipping:")
+            out += [f"  {pointer}: {why}" for pointer, why in slow]
         if not self.samples_given:
             out.append("no samples to compare on (pass --samples DIR)")
             return out
