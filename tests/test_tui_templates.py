@@ -12,7 +12,7 @@ import pytest
 from tui_helpers import ROOT, SIZE, make_app, move_to, settle
 from typer.testing import CliRunner
 
-from workbench.engine.highlights import BODY, BODY_ALT, DELIMITER, DROPPED, EMPTIED, OVERWRITTEN
+from workbench.engine.highlights import BODY, BODY_ALT, CAPTURE, DELIMITER, DROPPED, EMPTIED, OVERWRITTEN
 from workbench.engine.template.outline import OutlineNode
 from workbench.engine.template.replay import DIRTY, LATE_CLOSE
 from workbench.samples import DIFFERS, MATCHES
@@ -69,8 +69,9 @@ async def test_a_template_opens_with_its_regions_coloured_and_the_prompt_shown(t
         runs = main.raw._runs
         first, second = text.index("<tool_call>"), text.rindex("<tool_call>")
         assert kinds_at(runs, first) == {DELIMITER} and kinds_at(runs, second) == {DELIMITER}
-        assert kinds_at(runs, text.index('{"name": "search"')) == {BODY}
-        assert kinds_at(runs, text.index('{"name": "convert_units"')) == {BODY_ALT}  # the second region of the field
+        assert kinds_at(runs, text.index('{"query"')) == {BODY}  # the arguments: the name is in the opener
+        assert kinds_at(runs, text.index('{"value": 26.2')) == {BODY_ALT}  # the second region of the field
+        assert CAPTURE in kinds_at(runs, text.index('search"')) and DELIMITER in kinds_at(runs, text.index('{"name": "search"'))
         fields = {field for _, _, field, _ in runs}
         assert fields == {0, 1, 2}  # thinking, tool_calls, content: one colour each
         assert isinstance(main.tree.root.data, OutlineNode)

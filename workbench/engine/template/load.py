@@ -38,8 +38,9 @@ FIELD_KEYS = frozenset(
 
 
 # What may make a pattern's match depend on where the search starts (see Delimiter.reusable):
-# \G, \K, inline reverse/best-match/enhance-match flags, fuzzy constraints. Over-broad on purpose.
-POSITION_DEPENDENT = regex.compile(r"\\[GK]|\(\?[a-zA-Z0-9-]*[rbe][a-zA-Z0-9-]*[:)]|\{[^}]*[edis]")
+# \G, \K, inline reverse/best-match/enhance-match flags, fuzzy constraints. Over-broad on purpose,
+# except that an escaped brace (\{"name": a JSON object's start) is a literal, not a constraint.
+POSITION_DEPENDENT = regex.compile(r"\\[GK]|\(\?[a-zA-Z0-9-]*[rbe][a-zA-Z0-9-]*[:)]|(?<![^\\]\\)(?<!^\\)\{[^}]*[edis]")
 
 
 @dataclass(frozen=True)
