@@ -24,7 +24,7 @@ WHY = (
     "begins with an unbounded repeat ({atom}{quantifier}): transformers searches delimiters with "
     "partial=True, which retries such a repeat to the end of the text from every place it can start, "
     "so a long output parses in quadratic time (minutes at 2 MB). Let the previous region's closer "
-    "eat the whitespace (e.g. '</tool_call>\\\\s*'), or bound it ('\\\\s{{0,64}}')"
+    "eat the whitespace (e.g. '</tool_call>\\s*'), or bound it ('\\s{{0,64}}')"
 )
 
 
