@@ -19,10 +19,15 @@ SLOW = [
     r"\s*<tool_call>", r"(?<!\s)\s*<tool_call>", r"\s{0,100000}<x>", r"(?:(?<!\s)\s+)?</s>", r"(?<=\})\s*,",
     r"(?:^\s*|(?<=\})\s*(?:;\s*)?)\{", r"[ \t\n]*<x>", r"(?>\s*)<x>", r"\s*+<x>", r"<a>|\s+<b>",
     r"(?P<n>\s*)<x>", r"[\]]*x", r"(?:<a>)?\s*<b>", r"\n*<tool_call>",
+    # a leading optional or alternating group holding a repeat (measured: quadratic in partial mode)
+    r"(?:,\s*)?\}x", r"(?:,\s*\"name\"\s*:\s*\"[^\"]*\")?\}</t>", r"(?:<tool_calls>\s*|\n)\{", r"(?:\n|<t>\s*)\{",
+    r"(?:```\s*<e>|<e>)\{",
 ]
 LINEAR = [
     r"<tool_call>", r"</tool_call>\s*", r"\s{0,64}<tool_call>", r"^\s*<think>", r"(?:^|>>>)all\n",
     r"\n?<tool_call>", r"(?<=</function>)\s{0,64}</tool_call>", r"\s?<x>", r"<\|im_end\|>\s*", r"\[TOOL_CALLS\]\s*\[?",
+    r"(?:<t>\s*)\{", r"(<t>\s*)\{", r"(?:<a>|<b>)\s*\{", r"(?:<t>|\n)\s*\{", r"(?:,x)?\}x", r"\}x|,\s*\"name\"\}x",
+    r"(?:```\s*<e>|<e>)\s*", r"(?:<t>\s{0,9}|\n)\{",
 ]
 
 

@@ -21,7 +21,7 @@ from ..pointer import join
 BOUND = 1000  # a repeat of at most this many is linear enough: the cost is bound × text
 KEYS = ("open_pattern", "close_pattern")
 WHY = (
-    "begins with an unbounded repeat ({atom}{quantifier}): transformers searches delimiters with "
+    "begins with {what}: transformers searches delimiters with "
     "partial=True, which retries such a repeat to the end of the text from every place it can start, "
     "so a long output parses in quadratic time (minutes at 2 MB). Let the previous region's closer "
     "eat the whitespace (e.g. '</tool_call>\\s*'), or bound it ('\\s{{0,64}}')"
@@ -41,7 +41,12 @@ def slow_delimiters(template: Any) -> Iterator[tuple[str, str]]:
             if isinstance(pattern, str):
                 found = leading_repeat(pattern)
                 if found is not None:
-                    yield join("fields", name, key), WHY.format(atom=found[0], quantifier=found[1])
+                    atom, quantifier = found
+                    what = (
+                        f"an unbounded repeat ({atom}{quantifier})" if not atom.startswith("(") or _unbounded(quantifier)
+                        else f"a group holding an unbounded repeat that may match in more than one way ({atom}{quantifier})"
+                    )
+                    yield join("fields", name, key), WHY.format(what=what)
 
 
 def leading_repeat(pattern: str) -> tuple[str, str] | None:
@@ -71,11 +76,44 @@ def _leading(branch: str) -> tuple[str, str] | None:
             found = leading_repeat(inner)
             if found is not None:
                 return found
-            if quantifier in ("?", "*", "??", "*?", "?+", "*+") or quantifier.startswith("{0"):
+            optional = quantifier in ("?", "*", "??", "*?", "?+", "*+") or quantifier.startswith("{0")
+            alternating = len(_alternatives(inner)) > 1 and _can_fail(branch[after:])
+            if (optional or alternating) and _holds_unbounded(inner):
+                # Measured, not derived: partial search of `(?:,\s*)?\}x` over prose with commas, or of
+                # `(?:<t>\s*|\n)\{` over newlines, is quadratic too, wherever the group matches and what
+                # follows fails; `(?:<t>\s*)\{` and `(?:<a>\s*<b>|<b>)\s*` are linear.
+                return atom, quantifier
+            if optional:
                 i = after  # the group may match nothing: the match may begin after it
                 continue
         return None
     return None
+
+
+def _can_fail(rest: str) -> bool:
+    """Whether ``rest`` (a branch's remainder) holds an item that must match: one without a quantifier
+    that allows none."""
+    i = 0
+    while i < len(rest):
+        atom_end = _atom_end(rest, i)
+        quantifier, i = _quantifier(rest, atom_end)
+        if not (quantifier[:1] in ("?", "*") or quantifier.startswith("{0")):
+            return True
+    return False
+
+
+def _holds_unbounded(pattern: str) -> bool:
+    """Whether an unbounded repeat occurs anywhere in ``pattern``."""
+    i = 0
+    while i < len(pattern):
+        atom_end = _atom_end(pattern, i)
+        atom = pattern[i:atom_end]
+        quantifier, i = _quantifier(pattern, atom_end)
+        if _unbounded(quantifier):
+            return True
+        if atom.startswith("(") and not atom.startswith("(?#") and _holds_unbounded(atom[_group_body(atom):-1]):
+            return True
+    return False
 
 
 def _group_body(atom: str) -> int:
