@@ -61,3 +61,8 @@ def test_validate_and_the_tui_warn_at_the_delimiter(tmp_path):
     problems, _ = template_problems(QUADRATIC)
     assert [(p.path, p.severity) for p in problems if "unbounded repeat" in p.message] == [("/fields/tool_calls/open_pattern", "warning")]
 
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "schemas").glob("*.template.json")), ids=lambda p: p.name)
+def test_no_shipped_template_has_a_quadratic_delimiter(path):
+    assert list(slow_delimiters(json.loads(path.read_text(encoding="utf-8")))) == []

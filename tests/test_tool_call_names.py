@@ -1,4 +1,5 @@
-"""Every shipped schema gives tool calls with a string name, or fails: never a nameless call.
+"""Every shipped schema gives tool calls with a string name, or fails: never a nameless call; every
+shipped template gives named calls, or leaves a call it cannot name as text.
 
 Each sample is parsed as it is and in variants a model really drifts into (the fence removed, one
 object where a list is expected, calls on separate lines, the name key misspelt, null or missing,
@@ -15,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from oracle import RAISED, run_oracle, run_ours, same
-from workbench.samples import is_sample_file
+from workbench.engine.template import parse_response as template_parse
+from workbench.samples import is_sample_file, load
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted(p for p in (ROOT / "sample_outputs").glob("*/*.txt") if is_sample_file(p))
@@ -111,3 +113,24 @@ def test_variants_change_the_samples_they_are_meant_for():
     step3 = '<steptml:invoke name="run">x</steptml:invoke> <｜DSML｜invoke name="run">'
     assert variants(step3)["invoke name_attribute_emptied"] == '<steptml:invoke name="">x</steptml:invoke> <｜DSML｜invoke name="run">'
     assert variants("<tool_call>get_time\n<arg_key>tz</arg_key>")["name_line_removed"] == "<tool_call><arg_key>tz</arg_key>"
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_template_tool_call_has_a_string_name(sample: Path, template_oracle):
+    """The same variants through the family's response_template (with the sample's prompt): a template
+    cannot fail on a value, so a call it cannot name must stay text, never become a nameless call.
+    Whatever a variant gives, transformers 5.23.0 gives the same."""
+    template = json.loads((ROOT / "schemas" / f"{sample.parent.name}.template.json").read_text(encoding="utf-8"))
+    prompt = load(sample).prompt()[0]
+    problems = []
+    for kind, variant in variants(sample.read_bytes().decode("utf-8")).items():
+        try:
+            ours = ("value", template_parse(variant, template, prefix=prompt))
+        except Exception as exc:  # noqa: BLE001 - the runtime's own error, compared below
+            ours = ("error", type(exc).__name__)
+        theirs = template_oracle.parse(variant, template, prefix=prompt)
+        if ours != tuple(theirs[:2]):
+            problems.append(f"{kind}: differs from transformers 5.23.0: {str(ours)[:120]} vs {str(theirs)[:120]}")
+        if ours[0] == "value" and (bad := _nameless(ours[1])):
+            problems.append(f"{kind}: tool call without a string name: {bad[0]!r}"[:300])
+    assert not problems, "\n".join(problems)
