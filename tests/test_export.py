@@ -308,7 +308,10 @@ def test_a_schema_and_a_template_go_in_together_and_verify_per_release_range(tok
 def test_verify_fails_where_a_release_reads_the_template_differently(tokenizer_dir, tmp_path):
     """A dotted placeholder ({content.name}) is resolved from 5.16 on; 5.13 and 5.14 keep it as text."""
     template = json.loads((ROOT / "schemas" / "qwen3.template.json").read_text(encoding="utf-8"))
-    template["fields"]["tool_calls"]["transform"] = {"type": "function", "function": {"name": "{content.name}", "arguments": "{content.arguments}"}}
+    template["fields"]["tool_calls"] = {  # the whole call object as the body, its members by dotted path
+        "open": "<tool_call>", "close": "</tool_call>", "repeats": True, "content": "json",
+        "transform": {"type": "function", "function": {"name": "{content.name}", "arguments": "{content.arguments}"}},
+    }
     path = tmp_path / "dotted.template.json"
     path.write_text(json.dumps(template), encoding="utf-8")
     result = run("export", str(path), "--tokenizer-dir", str(tokenizer_dir), "--verify", "--sample", str(SAMPLE))

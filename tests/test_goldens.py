@@ -79,8 +79,10 @@ def test_schemas_readme_lists_every_family_with_its_sample_count():
     """The family table users choose from names every shipped schema and how many samples prove it."""
     import re
 
+    readme = (ROOT / "schemas" / "README.md").read_text(encoding="utf-8")
+    families_section = readme.split("\n## Families\n", 1)[1].split("\n## ", 1)[0]
     counts = {}
-    for line in (ROOT / "schemas" / "README.md").read_text(encoding="utf-8").splitlines():
+    for line in families_section.splitlines():
         if m := re.match(r"\| `([^`]+)` \|", line):
             cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
             counts[m.group(1)] = cells[4]
@@ -89,5 +91,16 @@ def test_schemas_readme_lists_every_family_with_its_sample_count():
     for family in families:
         folder = ROOT / "sample_outputs" / family
         assert counts[family] == str(len([p for p in folder.glob("*.txt") if is_sample_file(p)])), family
-    readme = (ROOT / "schemas" / "README.md").read_text(encoding="utf-8")
     assert f"{len(families)} families, {len(SAMPLES)} samples." in readme
+
+
+def test_schemas_readme_says_where_each_template_differs_from_its_schema():
+    """The response templates' table has a row for every shipped template."""
+    import re
+
+    readme = (ROOT / "schemas" / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Response templates\n", 1)[1].split("\n## ", 1)[0]
+    rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| `([^`]+)` \| (.+) \|$", section, re.M)}
+    templates = {p.name.removesuffix(TEMPLATE_SUFFIX) for p in (ROOT / "schemas").glob(f"*{TEMPLATE_SUFFIX}")}
+    assert set(rows) == templates
+    assert all(len(row) > 40 for row in rows.values())
