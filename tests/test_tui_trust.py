@@ -10,6 +10,7 @@ from pathlib import Path
 from tui_helpers import ROOT, SIZE, make_app, move_to, settle
 from typer.testing import CliRunner
 
+from workbench.analysis import analyze
 from workbench.cli.app import app as cli
 from workbench.document import SchemaDocument
 from workbench.engine.highlights import GROUP, ITEM, ITEM_ALT, ITEM_GROUP, ITEM_GROUP_ALT, MATCH
@@ -286,8 +287,18 @@ def test_the_tuis_analysis_agrees_with_workbench_parse_on_every_shipped_template
             ], where
             assert found.text[: found.output_start] == printed["trace"]["prefix_tail"], where
             assert (cli_result.exit_code == 0) == (printed["error"] is None), where
+            # The tree is built on the UI's side from the trace sent: as the engine builds it in one go.
+            direct = analyze(template.read_text(encoding="utf-8"), samples[str(sample)].text, prefix=prompt)
+            assert _tree(got.outline) == _tree(direct.outline), where
     finally:
         client.close()
+
+
+def _tree(root) -> list:
+    return [
+        (node.key, node.name, node.path, node.text, node.note, node.error, node.spans, json.dumps(node.value, default=repr))
+        for node in root.walk()
+    ]
 
 
 async def test_a_template_opened_in_the_tui_runs_as_a_template(tmp_path):

@@ -334,13 +334,15 @@ def analyze(
     prefix: str = "",
     tools: Any = None,
     template_work: Callable[[], ContextManager] = contextlib.nullcontext,
+    with_outline: bool = True,
 ) -> Analysis:
     """``cache`` and ``memo``: what earlier runs on this sample left, so that an edit re-runs
     only the schema nodes it touches and recolours only the fields they belong to (the TUI's
     analysis process keeps one of each per sample). ``traced`` is called once the parse is done,
     before the colours: only the parse can run away. For a template: ``prefix`` (the sample's
     prompt) and ``tools``; the template parse runs inside ``template_work()`` (the analysis process
-    lets a newer edit interrupt it there)."""
+    lets a newer edit interrupt it there). ``with_outline=False`` leaves the template's tree to
+    ``add_outline``: the analysis process sends the trace alone, which is several times smaller."""
     started = time.perf_counter()
     result = Analysis(schema_text)
     try:
@@ -354,7 +356,7 @@ def analyze(
     result.positions = SchemaPositions.of(schema_text)
     result.format = format_of(result.schema)
     if result.format == TEMPLATE:
-        _analyze_template(result, sample_text, prefix, tools, time_limit, traced, template_work)
+        _analyze_template(result, sample_text, prefix, tools, time_limit, traced, template_work, with_outline)
         result.seconds = time.perf_counter() - started
         return result
     result.problems = validate(result.schema)
@@ -371,7 +373,23 @@ def analyze(
     return result
 
 
-def _analyze_template(result: Analysis, output: str, prefix: str, tools: Any, time_limit: float, traced, template_work) -> None:
+def add_outline(result: Analysis) -> None:
+    """The template trace's tree (``outline``), built where it is shown: it is built from the trace
+    in about the time pickling it would take, so the analysis process does not send it."""
+    found = result.template_trace
+    if found is None or result.outline is not None:
+        return
+    compiled = found.template
+    found.template = load_template(result.schema)  # the schema loaded when it was traced: it loads
+    try:
+        result.outline = outline(found)
+    finally:
+        found.template = compiled
+
+
+def _analyze_template(
+    result: Analysis, output: str, prefix: str, tools: Any, time_limit: float, traced, template_work, with_outline: bool = True,
+) -> None:
     result.problems, result.releases = template_problems(result.schema, tools)
     result.prompt = prefix
     if result.errors:
@@ -385,7 +403,8 @@ def _analyze_template(result: Analysis, output: str, prefix: str, tools: Any, ti
     if traced is not None:
         traced()
     result.template_trace = found
-    result.outline = outline(found)
+    if with_outline:
+        result.outline = outline(found)
     result.failure_at = failure_pointer(found)
     result.anchor = anchor_span(found, prefix, time_limit)
     names, result.runs, result.prompt_runs = template_runs(found)

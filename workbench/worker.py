@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, Callable
 
-from .analysis import Analysis, analyze
+from .analysis import Analysis, add_outline, analyze
 from .engine import template as template_engine
 from .engine.regexes import cut_short
 from .engine.subtree_cache import SubtreeCache
@@ -329,7 +329,7 @@ def _analysis_reply(request: _Request, samples: dict[str, Sample], prompts: dict
     analysis = analyze(
         request.schema_text, sample.text, time_limit=request.time_limit, cache=cache, memo=memo,
         traced=lambda: conn.send_bytes(_dump(("parsed", request.generation, None), _NodeTable())),
-        prefix=request.prefix, tools=request.tools, template_work=_template_work,
+        prefix=request.prefix, tools=request.tools, template_work=_template_work, with_outline=False,
     )
     found = analysis.template_trace
     if found is not None:
@@ -512,6 +512,7 @@ class AnalysisClient:
                 reply.trace.text = self._samples[sample].text
             else:  # the prompt tail came back; the output is the sample's
                 reply.template_trace.text += self._samples[sample].text
+                add_outline(reply)
         return reply
 
     def replay(
