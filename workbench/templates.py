@@ -22,13 +22,13 @@ STARTER_TEMPLATE = """\
   "fields": {
     "reasoning_content": {"open": "<think>", "close": "</think>", "content": "text"},
     "tool_calls": {
-      "open_pattern": "\\\\s*<tool_call>",
-      "close": "</tool_call>",
+      "open_pattern": "<tool_call>\\\\s*\\\\{\\\\s*\\"name\\"\\\\s*:\\\\s*\\"(?P<name>[^\\"\\\\\\\\]+)\\"\\\\s*,\\\\s*\\"arguments\\"\\\\s*:\\\\s*(?=\\\\{)",
+      "close_pattern": "\\\\}\\\\s*</tool_call>\\\\s*",
       "repeats": true,
       "content": "json",
-      "transform": {"type": "function", "function": "{content}"}
+      "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}}
     },
-    "content": {"close_pattern": "\\\\s*<\\\\|im_end\\\\|>", "content": "text"}
+    "content": {"close_pattern": "<\\\\|im_end\\\\|>\\\\s*", "content": "text"}
   }
 }
 """
