@@ -61,6 +61,10 @@ REQUIREMENTS = (
     "tqdm==4.70.1",
     "typing_extensions==4.16.0",
     "safetensors==0.8.0",
+    # What AutoTokenizer.from_pretrained and apply_chat_template need (the chat-template renderer's oracle).
+    "tokenizers==0.23.3",
+    "jinja2==3.1.6",
+    "MarkupSafe==3.0.3",
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -436,6 +440,23 @@ class TemplateOracle:
         _check_plain(prefix, "prefix")
         _check_plain(tools, "tools")
         result = self._call("parse", text=text, template=template, prefix=prefix, tools=tools)
+        if "error" in result:
+            return _error(result["error"])
+        return ("value", result["value"])
+
+    def render(
+        self, folder: str, messages: list[Any], tools: list[Any] | None = None, add_generation_prompt: bool = False,
+        name: str | None = None, **kwargs: Any,
+    ) -> tuple[str, str] | tuple[str, str, str]:
+        """`AutoTokenizer.from_pretrained(folder).apply_chat_template(messages, tokenize=False, ...)`:
+        ("value", text), or ("error", type, message) when transformers raises."""
+        _check_plain(messages, "messages")
+        _check_plain(tools, "tools")
+        _check_plain(kwargs, "kwargs")
+        result = self._call(
+            "render", folder=str(folder), messages=messages, tools=tools, add_generation_prompt=add_generation_prompt,
+            name=name, kwargs=kwargs,
+        )
         if "error" in result:
             return _error(result["error"])
         return ("value", result["value"])

@@ -8,6 +8,8 @@ workbench. One request per line on stdin, one answer per line on stdout, in orde
     {"id": 2, "op": "parse", "text": "...", "template": {...}, "prefix": "", "tools": null}
     {"id": 3, "op": "stream", "chunks": ["...", ...], "template": {...}, "prefix": "", "tools": null,
      "after": ["x", null]}
+    {"id": 4, "op": "render", "folder": "/tokenizer", "messages": [...], "tools": null,
+     "add_generation_prompt": false, "name": null, "kwargs": {}}
 
 `after` lists calls made once finalize() has returned: a string is a feed(), null a finalize().
 
@@ -137,7 +139,22 @@ def do_version(req):
     }
 
 
-OPS = {"version": do_version, "parse": do_parse, "stream": do_stream}
+def do_render(req):
+    """`AutoTokenizer.from_pretrained(folder).apply_chat_template(messages, tokenize=False, ...)`."""
+    from transformers import AutoTokenizer
+
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(req["folder"])
+        text = tokenizer.apply_chat_template(
+            req["messages"], tools=req.get("tools"), add_generation_prompt=req.get("add_generation_prompt", False),
+            chat_template=req.get("name"), tokenize=False, **req.get("kwargs", {}),
+        )
+    except Exception as exc:  # an error of the oracle is a result
+        return {"error": error_of(exc)}
+    return {"value": text}
+
+
+OPS = {"version": do_version, "parse": do_parse, "stream": do_stream, "render": do_render}
 
 
 def answer(message):
