@@ -9,6 +9,7 @@ from .export import export
 from .migrate import migrate
 from .open import open_
 from .parse import parse
+from .roundtrip import roundtrip
 from .validate import validate
 
 app = typer.Typer(
@@ -24,6 +25,7 @@ app.command()(export)
 app.command()(check)
 app.command()(migrate)
 app.command(name="open")(open_)
+app.command()(roundtrip)
 
 
 def main() -> None:

@@ -1,0 +1,105 @@
+"""`workbench roundtrip`: probe messages rendered by a chat template come back from the parser, and
+every difference is told apart (the parser's fault, data the template drops, a prompt that is not a
+prefix, a message the template cannot render)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from workbench.cli.app import app
+from workbench.engine.chat_template.roundtrip import (
+    CANNOT_RENDER, NOT_PREFIX, PARSER, PROBES, TEMPLATE_DROPS, roundtrip, tools_for,
+)
+from workbench.engine.template import parse_response
+
+ROOT = Path(__file__).resolve().parent.parent
+CHAT = Path(__file__).parent / "chat_templates"
+QWEN3_TEMPLATE = json.loads((ROOT / "schemas" / "qwen3.template.json").read_text(encoding="utf-8"))
+
+
+def run(*args: str):
+    result = CliRunner().invoke(app, ["roundtrip", *map(str, args)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+def kinds(results) -> dict[str, set[str]]:
+    return {r.name: {d.kind for d in r.differences} for r in results}
+
+
+def template_parser(template):
+    return lambda output, prompt: parse_response(output, template, prefix=prompt)
+
+
+def test_the_shipped_qwen3_schema_and_template_round_trip_a_qwen3_style_template():
+    for parser in ("--schema", ROOT / "schemas" / "qwen3.json"), ("--template", ROOT / "schemas" / "qwen3.template.json"):
+        result = run("--chat-template", CHAT / "thinking_chatml.jinja", *parser, "--json")
+        assert result.exit_code == 0, result.output
+        report = json.loads(result.stdout)
+        assert [r["probe"] for r in report] == list(PROBES)
+        assert all(r["differences"] == [] for r in report), report
+        call = next(r for r in report if r["probe"] == "one_call")
+        assert call["prompt"].endswith("<|im_start|>assistant\n") and call["output"].lstrip().startswith("<tool_call>")
+
+
+def test_a_parser_that_misses_the_reasoning_is_wrong_and_exits_1():
+    result = run("--chat-template", CHAT / "thinking_chatml.jinja", "--template", ROOT / "schemas" / "hermes.template.json")
+    assert result.exit_code == 1
+    assert "the parser is wrong: /reasoning" in result.stdout and "3 of 7 probes: the parser is wrong" in result.stdout
+
+
+def test_reasoning_the_template_does_not_render_is_the_templates_doing():
+    results = roundtrip((CHAT / "chatml_tools.jinja").read_text(encoding="utf-8"), template_parser(QWEN3_TEMPLATE))
+    assert kinds(results)["reasoning_answer"] == {TEMPLATE_DROPS}
+    assert kinds(results)["one_call"] == set()
+    result = run("--chat-template", CHAT / "chatml_tools.jinja", "--template", ROOT / "schemas" / "qwen3.template.json")
+    assert result.exit_code == 0 and "the template drops data: /reasoning" in result.stdout
+
+
+def test_a_generation_prompt_the_history_does_not_start_with():
+    # The generation prompt pre-writes <think>, but a rendered history writes no empty reasoning block.
+    source = ("{% for m in messages %}<|{{ m.role }}|>{% if m.reasoning_content %}<think>{{ m.reasoning_content }}</think>{% endif %}"
+              "{{ m.content | default('') }}<|end|>{% endfor %}{% if add_generation_prompt %}<|assistant|><think>{% endif %}")
+    results = roundtrip(source, template_parser(QWEN3_TEMPLATE))
+    assert kinds(results)["plain_answer"] == {NOT_PREFIX}
+    assert NOT_PREFIX not in kinds(results)["reasoning_answer"]  # there the history does begin with <think>
+
+
+def test_a_message_the_template_cannot_render():
+    source = ("{% for m in messages %}{% if m.tool_calls is defined %}{{ raise_exception('no tool calls here') }}{% endif %}"
+              "<|{{ m.role }}|>{{ m.content }}\n{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}")
+    results = roundtrip(source, template_parser(QWEN3_TEMPLATE))
+    assert kinds(results)["one_call"] == {CANNOT_RENDER}
+    assert "no tool calls here" in results[3].differences[0].note
+
+
+def test_a_parser_that_keeps_the_markup_is_wrong_on_every_probe():
+    results = roundtrip((CHAT / "thinking_chatml.jinja").read_text(encoding="utf-8"), lambda o, p: {"role": "assistant", "content": o})
+    assert all(PARSER in k for k in kinds(results).values()), kinds(results)
+
+
+def test_tools_are_derived_from_the_probe_calls():
+    tools = tools_for(PROBES["parallel_calls"])
+    assert [t["function"]["name"] for t in tools] == ["search_docs", "get_time"]
+    assert tools[0]["function"]["parameters"]["properties"]["filters"] == {"type": "object"}
+    assert tools_for(PROBES["plain_answer"]) is None
+
+
+def test_unusable_inputs_are_clear_errors(tmp_path):
+    template = ROOT / "schemas" / "qwen3.template.json"
+    missing = run("--chat-template", tmp_path / "nope", "--template", template)
+    assert missing.exit_code == 2 and "no such chat template file or tokenizer folder" in missing.stderr
+    (tmp_path / "empty").mkdir()
+    empty = run("--chat-template", tmp_path / "empty", "--template", template)
+    assert empty.exit_code == 2 and "no chat template here" in empty.stderr
+    broken = tmp_path / "broken.jinja"
+    broken.write_text("{% for m in messages %}\n{{ m.content }\n", encoding="utf-8")
+    syntax = run("--chat-template", broken, "--template", template)
+    assert syntax.exit_code == 2 and "broken.jinja: line 2: template syntax error" in syntax.stderr
+    both = run("--chat-template", CHAT / "chatml_tools.jinja", "--template", template, "--schema", ROOT / "schemas" / "qwen3.json")
+    assert both.exit_code == 2 and "give one parser" in both.stderr
+    swapped = run("--chat-template", CHAT / "chatml_tools.jinja", "--schema", template)
+    assert swapped.exit_code == 2 and "pass it with --template" in swapped.stderr
