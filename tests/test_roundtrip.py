@@ -103,3 +103,18 @@ def test_unusable_inputs_are_clear_errors(tmp_path):
     assert both.exit_code == 2 and "give one parser" in both.stderr
     swapped = run("--chat-template", CHAT / "chatml_tools.jinja", "--schema", template)
     assert swapped.exit_code == 2 and "pass it with --template" in swapped.stderr
+
+
+def test_write_samples_gives_a_folder_check_and_the_tui_read(tmp_path):
+    from workbench.check import check
+
+    family = tmp_path / "samples" / "qwen3"
+    args = ("--chat-template", CHAT / "thinking_chatml.jinja", "--template", ROOT / "schemas" / "qwen3.template.json", "--write-samples", family)
+    assert run(*args).exit_code == 0
+    assert sorted(p.name for p in family.glob("one_call*")) == ["one_call.prompt.txt", "one_call.template.expected.json", "one_call.txt"]
+    assert json.loads((family / "reasoning_answer.template.expected.json").read_text(encoding="utf-8"))["thinking"].startswith("The user wants")
+    results = [r for r in check(ROOT / "schemas", tmp_path / "samples", families=["qwen3"]) if r.format == "response_template"]
+    assert results and all(r.ok for r in results), results
+    again = run(*args)
+    assert again.exit_code == 2 and "pass --force" in again.stderr
+    assert run(*args, "--force").exit_code == 0

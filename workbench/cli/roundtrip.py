@@ -22,10 +22,11 @@ from ..engine import parse_response as parse_with_schema
 from ..engine import template as template_engine
 from ..engine import validate as validate_schema
 from ..engine.chat_template import ChatTemplateError, compile_chat_template
-from ..engine.chat_template.roundtrip import WHY, ProbeResult, roundtrip as run_roundtrip
+from ..engine.chat_template.roundtrip import WHY, ProbeResult, golden, roundtrip as run_roundtrip
 from ..engine.formats import format_of
-from ..engine.versions import TEMPLATE
-from ..files import InputError, load_schema
+from ..engine.versions import SCHEMA, TEMPLATE
+from ..files import InputError, WriteError, atomic_write_all, load_schema
+from ..samples import Sample
 from .output import FAILED, OK, UNUSABLE, emit, say, stop
 
 
@@ -36,6 +37,10 @@ def roundtrip(
     name: Optional[str] = typer.Option(None, "--name", help="Which of the model's named chat templates to render."),
     variable: list[str] = typer.Option([], "--var", help="A template variable, NAME=JSON (e.g. enable_thinking=false); repeatable."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
+    write_samples: Optional[Path] = typer.Option(
+        None, "--write-samples", help="Write each probe's output, prompt and golden (the probe message) into this folder."
+    ),
+    force: bool = typer.Option(False, "--force", help="With --write-samples: write over existing files."),
 ) -> None:
     """Render probe messages with the chat template and check that the parser gives them back."""
     if (schema is None) == (template is None):
@@ -54,6 +59,8 @@ def roundtrip(
     except ChatTemplateError as exc:  # nothing can be rendered
         raise stop(f"error: {model.origin.get(picked, chat_template)}: {exc}", UNUSABLE)
     results = run_roundtrip(source, parse, special_tokens=model.special_tokens, **kwargs)
+    if write_samples is not None:
+        _write_samples(write_samples, results, TEMPLATE if template is not None else SCHEMA, force)
     emit(json.dumps([_as_dict(r) for r in results], ensure_ascii=False, indent=2) + "\n" if as_json else _table(results))
     raise typer.Exit(FAILED if any(r.parser_wrong for r in results) else OK)
 
@@ -112,3 +119,28 @@ def _table(results: list[ProbeResult]) -> str:
 def _short(value: Any, limit: int = 60) -> str:
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _write_samples(folder: Path, results: list[ProbeResult], fmt: str, force: bool) -> None:
+    """<probe>.txt (the output), <probe>.prompt.txt and the golden for the parser's format: a folder
+    `workbench open` and `workbench check` read. Nothing is written over without --force."""
+    if folder.exists() and not folder.is_dir():
+        raise stop(f"error: {folder} is a file, not a folder", UNUSABLE)
+    files = []
+    for result in results:
+        if result.output is None:
+            continue  # not rendered: nothing to parse
+        sample = Sample(folder / f"{result.name}.txt", result.output)
+        golden_text = json.dumps(golden(result), ensure_ascii=False, indent=2) + "\n"
+        files += [(sample.path, result.output), (folder / f"{result.name}.prompt.txt", result.prompt),
+                  (sample.expected_value_path(fmt), golden_text)]
+    existing = [str(path) for path, _ in files if path.exists()]
+    if existing and not force:
+        raise stop(f"error: {existing[0]} exists ({len(existing)} of the files would be replaced); pass --force", UNUSABLE)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        atomic_write_all(files)
+    except (OSError, WriteError) as exc:
+        raise stop(f"error: {exc}", UNUSABLE)
+    say(f"wrote {len(files) // 3} samples with their prompts and goldens to {folder}")
+

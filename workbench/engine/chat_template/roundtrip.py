@@ -187,3 +187,20 @@ def _rendered(value: Any, output: str) -> bool:
     if isinstance(value, str):
         return value.strip() in output
     return True
+
+
+def golden(result: ProbeResult) -> dict:
+    """The probe as the parser should give it back, in the parser's words: its reasoning key (the
+    one it wrote, else ``thinking``), no ``content`` where the probe has none."""
+    parsed = result.parsed if isinstance(result.parsed, dict) else {}
+    reasoning_key = next((k for k in REASONING_FIELDS if k in parsed), "thinking")
+    out: dict[str, Any] = {"role": result.message.get("role", "assistant")}
+    reasoning = next((result.message[k] for k in REASONING_FIELDS if result.message.get(k)), None)
+    if reasoning is not None:
+        out[reasoning_key] = reasoning
+    if result.message.get("content"):
+        out["content"] = result.message["content"]
+    if result.message.get("tool_calls"):
+        out["tool_calls"] = result.message["tool_calls"]
+    return out
+
