@@ -136,3 +136,25 @@ def test_every_family_parser_round_trips_its_chat_format(chat: Path, fmt: str):
     wrong = {r["probe"]: [d for d in r["differences"] if d["kind"] == PARSER] for r in report}
     wrong = {probe: diffs for probe, diffs in wrong.items() if diffs}
     assert set(wrong) == set(KNOWN_FAULTS.get((chat.stem, fmt), {})), wrong
+
+
+def test_open_with_a_chat_template_adds_the_probes_as_samples_with_goldens():
+    from workbench.cli.open import _probe_samples
+    from workbench.document import SchemaDocument
+    from workbench.samples import MATCHES, judge
+
+    document = SchemaDocument.open(ROOT / "schemas" / "qwen3.template.json")
+    samples = _probe_samples(CHAT / "thinking_chatml.jinja", document, [])
+    assert [s.path.stem for s in samples] == sorted(PROBES)
+    for sample in samples:
+        assert sample.expected_value_path("response_template").is_file()
+        assert sample.prompt()[0].endswith("<|im_start|>assistant\n")
+    hermes = SchemaDocument.open(ROOT / "schemas" / "hermes.template.json")
+    wrong = [s.path.stem for s in _probe_samples(CHAT / "thinking_chatml.jinja", hermes, [])
+             if judge(s, json.loads(hermes.saved_text)).status != MATCHES]
+    assert sorted(wrong) == ["reasoning_answer", "reasoning_answer_call", "reasoning_as_thinking"]
+
+
+def test_open_needs_a_sample_or_a_chat_template_with_a_parser():
+    result = CliRunner().invoke(app, ["open", "--chat-template", str(CHAT / "thinking_chatml.jinja")])
+    assert result.exit_code == 2 and "give a SAMPLE, or --chat-template with --schema FILE" in result.stderr

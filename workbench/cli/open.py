@@ -12,7 +12,9 @@ from .output import UNUSABLE, stop
 
 
 def open_(
-    sample: Path = typer.Argument(..., help="A raw output file, or a folder of them (*.txt)."),
+    sample: Optional[Path] = typer.Argument(
+        None, help="A raw output file, or a folder of them (*.txt); may be left out with --chat-template."
+    ),
     schema: Optional[Path] = typer.Option(
         None, "--schema", "-s",
         help="The schema or template to edit (default: schemas/<family>.json for samples under sample_outputs/<family>/).",
@@ -22,6 +24,10 @@ def open_(
         help="Edit the family's response template, schemas/<family>.template.json, instead of its schema.",
     ),
     tools: Optional[Path] = typer.Option(None, "--tools", help="Templates: JSON tool definitions for tools= argument casting."),
+    chat_template: Optional[Path] = typer.Option(
+        None, "--chat-template", help="Add the round-trip probes rendered by this chat template (a tokenizer folder or .jinja) as samples."
+    ),
+    variable: list[str] = typer.Option([], "--var", help="With --chat-template: a template variable, NAME=JSON; repeatable."),
 ) -> None:
     """Open the workbench: edit SCHEMA (a response_schema or a response_template) and watch it
     parse SAMPLE live."""
@@ -33,7 +39,9 @@ def open_(
     try:
         if template and schema is not None:
             raise InputError("give --schema FILE or --template, not both")
-        paths = discover(sample)
+        if sample is None and (chat_template is None or schema is None):
+            raise InputError("give a SAMPLE, or --chat-template with --schema FILE")
+        paths = discover(sample) if sample is not None else []
         samples = [load(p) for p in paths]
         tool_definitions = tools_from(tools)
         if schema is None:
@@ -43,6 +51,8 @@ def open_(
             document = SchemaDocument(_template_path(paths[0]), STARTER_TEMPLATE)
         else:
             document = SchemaDocument.open(schema)
+        if chat_template is not None:
+            samples += _probe_samples(chat_template, document, variable)
     except InputError as exc:
         raise stop(f"error: {exc}", UNUSABLE)
     from ..tui.app import WorkbenchApp  # Textual is imported only for the TUI
@@ -56,3 +66,22 @@ def _template_path(sample: Path) -> Path | None:
 
     schema = family_schema(sample)
     return schema.with_name(schema.stem + TEMPLATE_SUFFIX) if schema is not None else None
+
+
+def _probe_samples(chat_template: Path, document, variables: list[str]) -> list:
+    """The round-trip probes as samples (output, prompt, golden) in a fresh folder of their own: the
+    sample bar gives each its verdict as the parser is edited."""
+    import tempfile
+
+    from ..chat_templates import load_chat_template
+    from ..files import parse_schema_text
+    from ..probes import parser_of, run_probes, write_probe_samples
+    from ..samples import discover, load
+    from .roundtrip import _variables
+
+    model = load_chat_template(chat_template)
+    fmt, parse = parser_of(document.path or Path("schema"), parse_schema_text(document.saved_text, str(document.path)))
+    folder = Path(tempfile.mkdtemp(prefix="workbench-probes-"))
+    write_probe_samples(folder, run_probes(model, None, parse, **_variables(variables)), fmt)
+    return [load(p) for p in discover(folder)]
+
