@@ -123,7 +123,13 @@ def test_write_samples_gives_a_folder_check_and_the_tui_read(tmp_path):
 
 FAMILY_TEMPLATES = sorted(p for p in CHAT.glob("*.jinja") if (ROOT / "schemas" / f"{p.stem}.json").is_file())
 # (family, format) -> the probes whose round trip the shipped parser fails, and why (schemas/README.md says so too).
-KNOWN_FAULTS: dict[tuple[str, str], dict[str, str]] = {}
+_NONE = "a None argument: the template cannot turn the dialect's bare None into null (schemas/README.md, gemma4)"
+KNOWN_FAULTS: dict[tuple[str, str], dict[str, str]] = {
+    ("gemma4", "template"): {"one_call": _NONE, "parallel_calls": _NONE, "reasoning_answer_call": _NONE},
+}
+# Variables a family's samples were rendered with (Gemma 4's prompt switches thinking on; without it
+# every probe's prompt pre-writes an empty thought the history does not hold).
+VARIABLES = {"gemma4": ["--var", "enable_thinking=true"]}
 
 
 @pytest.mark.parametrize("chat", FAMILY_TEMPLATES, ids=lambda p: p.stem)
@@ -132,7 +138,7 @@ def test_every_family_parser_round_trips_its_chat_format(chat: Path, fmt: str):
     """Each shipped family's schema and template give back what the family's chat template (written
     here from the format) renders, except where the template drops the data."""
     parser = ROOT / "schemas" / (f"{chat.stem}.json" if fmt == "schema" else f"{chat.stem}.template.json")
-    report = json.loads(run("--chat-template", chat, f"--{fmt}", parser, "--json").stdout)
+    report = json.loads(run("--chat-template", chat, f"--{fmt}", parser, *VARIABLES.get(chat.stem, []), "--json").stdout)
     wrong = {r["probe"]: [d for d in r["differences"] if d["kind"] == PARSER] for r in report}
     wrong = {probe: diffs for probe, diffs in wrong.items() if diffs}
     assert set(wrong) == set(KNOWN_FAULTS.get((chat.stem, fmt), {})), wrong

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from .check import check
+from .draft import draft
 from .export import export
 from .migrate import migrate
 from .open import open_
@@ -26,6 +27,7 @@ app.command()(check)
 app.command()(migrate)
 app.command(name="open")(open_)
 app.command()(roundtrip)
+app.command()(draft)
 
 
 def main() -> None:

@@ -1,0 +1,68 @@
+"""`workbench draft`: a response template read off a chat template by rendering probes that differ
+in one thing; it round-trips the formats it recognises and says what it guessed or left out."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from workbench.cli.app import app
+from workbench.engine.chat_template.draft import draft
+from workbench.engine.template import load_template
+from workbench.engine.template.slow_delimiters import slow_delimiters
+
+CHAT = Path(__file__).parent / "chat_templates"
+# Exit 1: the draft does not read these formats' calls (XML-style parameters; a preamble on its own
+# channel beside a call), and says so in its guesses.
+NOT_ROUND_TRIPPED = {"glm45", "qwen3_coder", "gpt_oss"}
+TEMPLATES = [p for p in sorted(CHAT.glob("*.jinja")) if p.stem != "raises"]
+
+
+def run(*args):
+    result = CliRunner().invoke(app, ["draft", *map(str, args)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+@pytest.mark.parametrize("chat", TEMPLATES, ids=lambda p: p.stem)
+def test_the_draft_of_every_test_template_loads_is_linear_and_round_trips(chat, tmp_path):
+    out = tmp_path / "draft.template.json"
+    result = run("--chat-template", chat, "-o", out, "--json")
+    report = json.loads(result.stdout)
+    template = json.loads(out.read_text(encoding="utf-8"))
+    assert template == report["template"]
+    load_template(template)
+    assert list(slow_delimiters(template)) == []
+    for field in template["fields"].values():
+        assert "(?P<name>[^" not in field.get("open_pattern", "") or "]+)" in field["open_pattern"]  # a name is never empty
+    wrong = [r["probe"] for r in report["roundtrip"] if any(d["kind"] == "parser" for d in r["differences"])]
+    if chat.stem in NOT_ROUND_TRIPPED:
+        assert result.exit_code == 1 and wrong and report["guesses"]
+    else:
+        assert result.exit_code == 0 and not wrong, wrong
+
+
+def test_what_the_analysis_finds_in_a_thinking_chatml_format():
+    found = draft((CHAT / "qwen3.jinja").read_text(encoding="utf-8"))
+    assert found.start_anchor == "<|im_start|>assistant\n"
+    assert found.reasoning == ("<think>", "</think>") and found.end == "<|im_end|>"
+    assert found.call["open"].startswith("<tool_call>") and found.arguments == "object"
+
+
+def test_a_format_the_draft_cannot_read_is_said():
+    found = draft((CHAT / "qwen3_coder.jinja").read_text(encoding="utf-8"))
+    assert "tool_calls" not in found.template["fields"]
+    assert any("XML-style parameters" in guess for guess in found.guesses)
+
+
+def test_unusable_input_and_an_existing_output(tmp_path):
+    missing = run("--chat-template", tmp_path / "nope")
+    assert missing.exit_code == 2 and "no such chat template" in missing.stderr
+    out = tmp_path / "t.json"
+    out.write_text("{}", encoding="utf-8")
+    kept = run("--chat-template", CHAT / "hermes.jinja", "-o", out)
+    assert kept.exit_code == 2 and "exists; pass --force" in kept.stderr and out.read_text(encoding="utf-8") == "{}"
+    assert run("--chat-template", CHAT / "hermes.jinja", "-o", out, "--force").exit_code == 0

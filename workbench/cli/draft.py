@@ -1,0 +1,62 @@
+"""``workbench draft``: a response_template read off a model's chat template by differential
+analysis (``workbench.engine.chat_template.draft``), checked at once by the round trip.
+
+Exit codes: 0 drafted and every probe the template renders comes back; 1 drafted, but some probe
+does not (the table says which, and the draft says what it guessed); 2 the input is unusable.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..chat_templates import load_chat_template
+from ..engine import template as template_engine
+from ..engine.chat_template import ChatTemplateError, compile_chat_template
+from ..engine.chat_template.draft import draft as draft_template
+from ..engine.chat_template.roundtrip import roundtrip
+from ..files import InputError, WriteError, atomic_write, dump_json
+from .output import FAILED, OK, UNUSABLE, emit, say, stop
+from .roundtrip import _as_dict, _table, _variables
+
+
+def draft(
+    chat_template: Path = typer.Option(..., "--chat-template", help="A tokenizer folder or a .jinja file."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the drafted response template here."),
+    name: Optional[str] = typer.Option(None, "--name", help="Which of the model's named chat templates to analyse."),
+    variable: list[str] = typer.Option([], "--var", help="A template variable, NAME=JSON (e.g. enable_thinking=true); repeatable."),
+    force: bool = typer.Option(False, "--force", help="Write over an existing OUT."),
+    as_json: bool = typer.Option(False, "--json", help="Print the draft and its round trip as JSON."),
+) -> None:
+    """Draft a response template from the chat template, and run the round trip on it."""
+    try:
+        model = load_chat_template(chat_template)
+        picked, source = model.pick(name, tools=True)
+        variables = _variables(variable)
+        try:
+            compile_chat_template(source)
+            found = draft_template(source, special_tokens=model.special_tokens, **variables)
+        except ChatTemplateError as exc:
+            raise InputError(f"{model.origin.get(picked, chat_template)}: {exc}") from None
+        compiled = template_engine.load_template(found.template)  # a draft transformers would not load is our bug
+        if out is not None:
+            if out.exists() and not force:
+                raise InputError(f"{out} exists; pass --force to write over it")
+            atomic_write(out, dump_json(found.template))
+    except (InputError, WriteError, OSError) as exc:
+        raise stop(f"error: {exc}", UNUSABLE)
+    results = roundtrip(source, lambda output, prompt: template_engine.parse_response(output, compiled, prefix=prompt),
+                        special_tokens=model.special_tokens, **variables)
+    if as_json:
+        emit(json.dumps({"findings": found.findings, "guesses": found.guesses, "template": found.template,
+                         "roundtrip": [_as_dict(r) for r in results]}, ensure_ascii=False, indent=2) + "\n")
+    else:
+        lines = [f"found: {line}" for line in found.findings] + [f"guessed: {line}" for line in found.guesses]
+        shown = "" if out is not None else dump_json(found.template)
+        emit("\n".join(lines) + "\n" + shown + "round trip of the draft:\n" + _table(results))
+    if out is not None:
+        say(f"wrote {out}")
+    raise typer.Exit(FAILED if any(r.parser_wrong for r in results) else OK)

@@ -1,0 +1,260 @@
+"""A draft response_template read off a chat template by differential analysis: render probe
+conversations that differ in one thing (a generation prompt or not; an answer; reasoning added; one
+call; two calls) and diff the renders.
+
+- the generation prompt after the history: the start anchor (what an assistant turn also begins
+  with) and any prefill after it (a pre-written ``<think>``);
+- the end of the turn (what follows the answer), the reasoning's opening and closing text;
+- per call: the text before the name, between the name and the arguments, and after them, told
+  apart from a section around all calls by rendering one call and two;
+- the arguments' format: a JSON object, or a JSON string.
+
+Each finding says how sure it is (``guesses``). What is not recognised (XML-style parameters,
+arguments in a dialect) is said, and that part of the template is left out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .render import ChatTemplateError, render_chat
+from .roundtrip import USER_TURN, tools_for
+
+CONTENT, REASONING = "Qz7answer", "Qz7reasoning"
+NAMES = ("qz_first_tool", "qz_second_tool")
+ARGS = {"qzkey": "qzvalue"}
+
+
+@dataclass
+class Draft:
+    start_anchor: str = ""
+    prefill: str = ""
+    end: str = ""  # what closes the turn after the answer
+    content_open: str = ""  # what the answer opens with (a channel header), if anything
+    reasoning: tuple[str, str] | None = None
+    call: dict[str, str] | None = None  # open, between, close, section_open, section_close
+    arguments: str | None = None  # "object" or "string"
+    findings: list[str] = field(default_factory=list)
+    guesses: list[str] = field(default_factory=list)
+    template: dict | None = None
+
+
+def _call(name: str) -> dict:
+    return {"type": "function", "function": {"name": name, "arguments": dict(ARGS)}}
+
+
+def draft(source: str, *, special_tokens: dict[str, str] | None = None, **variables: Any) -> Draft:
+    """The draft (see the module's docstring). ``ChatTemplateError`` when even the answer probe
+    cannot be rendered."""
+    result = Draft()
+
+    def render(messages: list[dict], tools: list | None = None, gen: bool = False) -> str:
+        return render_chat(source, messages, tools=tools, add_generation_prompt=gen, special_tokens=special_tokens, **variables)
+
+    base, prompt = render([USER_TURN]), render([USER_TURN], gen=True)
+    answer = render([USER_TURN, {"role": "assistant", "content": CONTENT}])
+    if not (prompt.startswith(base) and answer.startswith(base)):
+        result.guesses.append("the history is not a prefix of the generation prompt: the anchor is the generation prompt's last line")
+    tail = prompt[len(os.path.commonprefix([base, prompt])):]
+    turn = answer[len(os.path.commonprefix([base, answer])):]
+    turn_head = turn[: turn.find(CONTENT)] if CONTENT in turn else turn
+    result.start_anchor = os.path.commonprefix([tail, turn_head])
+    if not result.start_anchor.strip():
+        last = re.search(r"(\[[^\[\]]*\]|<[^<>]*>)\s*$", prompt)  # the prompt's last token
+        result.start_anchor = last.group(0) if last else prompt[-20:]
+        result.guesses.append(
+            f"the generation prompt adds no assistant header: the anchor is the prompt's last token {result.start_anchor!r}"
+        )
+    result.prefill = tail[len(result.start_anchor):]
+    result.findings.append(f"start anchor {result.start_anchor!r}" + (f", prefill {result.prefill!r}" if result.prefill else ""))
+
+    output = _output(answer, prompt, result)
+    at = output.find(CONTENT)
+    result.end = output[at + len(CONTENT):].strip() if at >= 0 else ""
+    result.content_open = _from_token(output[:at]) if at > 0 else ""
+    result.findings.append(f"the turn ends with {result.end!r}" if result.end else "nothing follows the answer")
+    if result.content_open:
+        result.findings.append(f"the answer opens with {result.content_open!r}")
+
+    empty = re.fullmatch(r"(<([^<>/\s]+)>)\s*(</\2>)\s*", result.content_open)
+    _reasoning(render, prompt, result)
+    if empty and result.reasoning is None:  # an empty reasoning block, not an opener: read it as reasoning
+        result.reasoning = (empty.group(1), empty.group(3))
+        result.guesses.append(f"an empty {empty.group(0).strip()!r} before every answer: read as the reasoning's delimiters")
+    if result.reasoning is not None and re.fullmatch(
+        re.escape(result.reasoning[0]) + r"\s*" + re.escape(result.reasoning[1]) + r"\s*", result.content_open
+    ):
+        result.findings.remove(f"the answer opens with {result.content_open!r}")
+        result.content_open = ""
+    _calls(render, result)
+    result.template = _template(result)
+    return result
+
+
+def _output(full: str, prompt: str, result: Draft) -> str:
+    """The assistant's part of a render, with the prefill in front (a parser reads the prompt tail too)."""
+    if full.startswith(prompt):
+        return result.prefill + full[len(prompt):]
+    anchor_at = full.rfind(result.start_anchor) if result.start_anchor else -1
+    return full[anchor_at + len(result.start_anchor):] if anchor_at >= 0 else full
+
+
+def _reasoning(render, prompt: str, result: Draft) -> None:
+    try:
+        full = render([USER_TURN, {"role": "assistant", "reasoning_content": REASONING, "content": CONTENT}])
+    except ChatTemplateError as exc:
+        result.findings.append(f"reasoning: the template cannot render it ({exc})")
+        return
+    output = _output(full, prompt, result)
+    if REASONING not in output:
+        result.findings.append("reasoning: the template does not render the final turn's reasoning (nothing to parse)")
+        return
+    r, c = output.index(REASONING), output.find(CONTENT)
+    opener, closer = output[:r].strip(), output[r + len(REASONING): c if c > r else len(output)].strip()
+    if result.content_open and closer.endswith(result.content_open):
+        closer = closer[: -len(result.content_open)].strip()
+    if not opener or not closer:
+        result.guesses.append(f"reasoning delimiters unclear (before {opener!r}, after {closer!r}); left out")
+        return
+    result.reasoning = (opener, closer)
+    result.findings.append(f"reasoning between {opener!r} and {closer!r}")
+
+
+def _calls(render, result: Draft) -> None:
+    one, two = {"role": "assistant", "tool_calls": [_call(NAMES[0])]}, {"role": "assistant", "tool_calls": [_call(n) for n in NAMES]}
+    tools = tools_for(two)
+    try:
+        prompt = render([USER_TURN], tools, gen=True)
+        out1 = _output(render([USER_TURN, one], tools), prompt, result)
+        out2 = _output(render([USER_TURN, two], tools), prompt, result)
+    except ChatTemplateError as exc:
+        result.findings.append(f"tool calls: the template cannot render them ({exc})")
+        return
+    if NAMES[0] not in out1 or NAMES[1] not in out2:
+        result.findings.append("tool calls: the template does not render the call's name")
+        return
+    n1 = out1.index(NAMES[0])
+    after = out1[n1 + len(NAMES[0]):]
+    found = _find_arguments(after)
+    if found is None:
+        result.guesses.append("tool calls: arguments are neither a JSON object nor a JSON string (XML-style parameters or a "
+                              "dialect?); tool_calls left out of the draft")
+        return
+    kind, a_at, a_text = found
+    result.arguments = kind
+    between, after_args = after[:a_at], after[a_at + len(a_text):]
+    n2 = out2.index(NAMES[1]) + len(NAMES[1])
+    between2 = out2[n2: n2 + len(between) + 8]
+    numbered = between2[: len(between)] != between and _digits(between) == _digits(out2[n2: n2 + len(_digits(between)) + 4])[: len(_digits(between))]
+    end1 = out2.index(NAMES[0]) + len(NAMES[0]) + a_at + len(a_text)
+    gap = out2[end1: out2.index(NAMES[1])]  # first call's close, then the second call's open
+    opener = _from_token(_common_suffix(out1[:n1], gap))
+    closer = _to_token(os.path.commonprefix([after_args, gap]))
+    section_open = out1[:n1][: len(out1[:n1]) - len(opener)].strip()
+    section_open = re.sub(r"^<([^<>/\s]+)>\s*</\1>", "", section_open).strip()  # an empty reasoning block before calls
+    rest = after_args[len(closer):]
+    section_close = rest[: rest.find(result.end)].strip() if result.end and result.end in rest else rest.strip()
+    if not opener.strip():
+        result.guesses.append("tool calls: no text before each call's name; tool_calls left out")
+        return
+    result.call = {"open": opener.lstrip(), "between": between, "close": closer.rstrip(),
+                   "section_open": section_open, "section_close": section_close,
+                   "next": gap[len(closer):].strip(), "numbered": numbered}
+    result.findings.append(
+        f"each call: {opener.strip()!r} NAME {between!r} ARGUMENTS ({'a JSON object' if kind == 'object' else 'a JSON string'}) "
+        f"{closer.strip()!r}" + (f"; all calls between {section_open!r} and {section_close!r}" if section_open or section_close else "")
+    )
+
+
+def _find_arguments(text: str) -> tuple[str, int, str] | None:
+    """("object" | "string", where, the text) of the probe's arguments in ``text``."""
+    for kind, candidates in (
+        ("string", [json.dumps(json.dumps(ARGS)), json.dumps(json.dumps(ARGS, separators=(",", ":")))]),
+        ("object", [json.dumps(ARGS), json.dumps(ARGS, separators=(",", ":")), json.dumps(ARGS, indent=2), json.dumps(ARGS, indent=4)]),
+    ):
+        for candidate in candidates:
+            at = text.find(candidate)
+            if at >= 0:
+                return kind, at, candidate
+    return None
+
+
+def _digits(text: str) -> str:
+    return re.sub(r"\d+", "0", text)
+
+
+def _common_suffix(a: str, b: str) -> str:
+    return os.path.commonprefix([a[::-1], b[::-1]])[::-1]
+
+
+def _lit(text: str, numbered: bool = False) -> str:
+    """A literal as a regex in which each whitespace run may be any whitespace (and, ``numbered``,
+    each digit run any number). Leading whitespace is dropped: a pattern that begins with a repeat
+    is quadratic in transformers' partial search."""
+    parts = re.split(r"(\s+|\d+)" if numbered else r"(\s+)", text.lstrip())
+    return "".join(r"\s*" if part.isspace() else r"\d+" if part.isdigit() and numbered else re.escape(part) for part in parts if part)
+
+
+def _from_token(text: str) -> str:
+    """``text`` from its first token start (``<``, ``[``, ``{``) when it begins inside a token (a
+    common suffix of two renders may begin mid-token: ``|><|tool_call_begin|>``)."""
+    stripped = text.lstrip()
+    if stripped[:1] in "<[{" or not any(c in stripped for c in "<["):
+        return stripped
+    return stripped[min(i for i in (stripped.find("<"), stripped.find("[")) if i >= 0):]
+
+
+def _to_token(text: str) -> str:
+    """``text`` up to its last token end (``>``, ``]``, ``}``) when it ends inside a token."""
+    stripped = text.rstrip()
+    if stripped[-1:] in ">]}" or not any(c in stripped for c in ">]}"):
+        return stripped
+    return stripped[: max(stripped.rfind(c) for c in ">]}") + 1]
+
+
+def _template(d: Draft) -> dict:
+    fields: dict[str, Any] = {}
+    if d.reasoning is not None:
+        fields["thinking"] = {"open_pattern": _lit(d.reasoning[0]), "close_pattern": _lit(d.reasoning[1]) + r"\s*", "content": "text"}
+    if d.call is not None:
+        stop = re.escape(d.call["between"].strip()[:1]) if d.call["between"].strip() else ""
+        name = rf"(?P<name>[^\s<>{{}}\[\]\"'{stop}]+)"
+        head = _lit(d.call["open"]) + name + (_lit(d.call["between"], d.call["numbered"]) if d.call["between"].strip() else r"\s*")
+        if d.call["numbered"]:
+            d.guesses.append(f"the text after a call's name holds a number that counts the calls ({d.call['between'].strip()!r}): read as any number")
+        head = head if head.endswith(r"\s*") or not d.call["between"][-1:].isspace() else head + r"\s*"
+        opener = head + (r"(?=\{)" if d.arguments == "object" else r'(?=")')
+        if d.call["section_open"]:
+            opener = _lit(d.call["section_open"]) + r"\s*" + opener + "|" + opener
+        closer = _lit(d.call["close"]) if d.call["close"].strip() else r"(?<=[}\"])"
+        if len(d.call["close"].strip()) <= 2:
+            # A bare brace also ends the arguments' own objects: the call ends where what follows a
+            # call does (the next call, after its separator; the section's or the turn's end; the text's).
+            separator = d.call["next"][: len(d.call["next"]) - len(d.call["open"].strip())] if d.call["next"].endswith(d.call["open"].strip()) else ""
+            if separator.strip():
+                closer += r"(?:\s*" + _lit(separator) + ")?"
+            after = [_lit(x) for x in (d.call["open"], d.call["section_close"], d.end) if x.strip()]
+            closer += r"(?=\s*(?:" + "|".join(after + [r"\Z"]) + "))"
+            d.guesses.append(f"a call ends with a bare {d.call['close'].strip()!r}: the draft ends it only where the next call, "
+                             "the section's end, the turn's end or the text's end follows")
+        if d.call["section_close"]:
+            closer += r"(?:\s*" + _lit(d.call["section_close"]) + ")?"
+        fields["tool_calls"] = {
+            "open_pattern": opener, "close_pattern": closer + r"\s*", "repeats": True, "content": "json",
+            "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
+        }
+        if d.arguments == "string":
+            fields["tool_calls"]["transform"]["function"]["arguments"] = "{content}"
+            d.guesses.append("arguments written as a JSON string: the draft keeps them as that string")
+    content: dict[str, Any] = {"content": "text"}
+    if d.content_open:  # a field of its own then: text outside every region is dropped
+        content["open_pattern"] = _lit(d.content_open)
+        d.guesses.append(f"the answer has its own opener {d.content_open!r}: text outside every region is not kept")
+    if d.end:
+        content["close_pattern"] = _lit(d.end) + r"\s*"
+    fields["content"] = content
+    return {"version": 1, "defaults": {"role": "assistant"}, "start_anchor": d.start_anchor, "fields": fields}
