@@ -140,6 +140,12 @@ def _calls(render, result: Draft) -> None:
     n1 = out1.index(NAMES[0])
     after = out1[n1 + len(NAMES[0]):]
     found = _find_arguments(after)
+    if found is None and re.match(r"\s*\(\s*" + next(iter(ARGS)) + r"\s*=", after):
+        result.findings.append(
+            "tool calls are Python expressions (NAME(key=value, ...)): neither a response template nor a response schema can "
+            "read their arguments (schemas/README.md, 'Families the format cannot express'); tool_calls left out of the draft"
+        )
+        return
     if found is None:
         result.guesses.append("tool calls: arguments are neither a JSON object nor a JSON string (XML-style parameters or a "
                               "dialect?); tool_calls left out of the draft")
