@@ -15,9 +15,9 @@ from workbench.engine.template import load_template
 from workbench.engine.template.slow_delimiters import slow_delimiters
 
 CHAT = Path(__file__).parent / "chat_templates"
-# Exit 1: the draft does not read these formats' calls (XML-style parameters; a preamble on its own
-# channel beside a call), and says so in its guesses.
-NOT_ROUND_TRIPPED = {"glm45", "qwen3_coder", "gpt_oss", "pythonic"}
+# Exit 1: the draft does not read these formats' calls (a preamble on its own channel beside a call;
+# Python-expression calls), and says so.
+NOT_ROUND_TRIPPED = {"gpt_oss", "pythonic"}
 TEMPLATES = [p for p in sorted(CHAT.glob("*.jinja")) if p.stem != "raises"]
 
 
@@ -52,10 +52,18 @@ def test_what_the_analysis_finds_in_a_thinking_chatml_format():
     assert found.call["open"].startswith("<tool_call>") and found.arguments == "object"
 
 
-def test_a_format_the_draft_cannot_read_is_said():
+def test_xml_style_parameters_are_read_with_xml_inline():
     found = draft((CHAT / "qwen3_coder.jinja").read_text(encoding="utf-8"))
+    calls = found.template["fields"]["tool_calls"]
+    assert calls["content"] == "xml-inline" and calls["content_args"]["tag_pattern"].startswith("<parameter=(?P<key>")
+    glm = draft((CHAT / "glm45.jinja").read_text(encoding="utf-8"))
+    assert glm.template["fields"]["tool_calls"]["content_args"]["tag_pattern"].startswith("<arg_key>(?P<key>")
+
+
+def test_a_format_the_draft_cannot_read_is_said():
+    found = draft((CHAT / "gemma4.jinja").read_text(encoding="utf-8"), enable_thinking=True)
     assert "tool_calls" not in found.template["fields"]
-    assert any("XML-style parameters" in guess for guess in found.guesses)
+    assert any("XML-style parameters or a dialect" in guess for guess in found.guesses)
 
 
 def test_unusable_input_and_an_existing_output(tmp_path):

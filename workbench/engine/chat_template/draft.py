@@ -7,10 +7,12 @@ call; two calls) and diff the renders.
 - the end of the turn (what follows the answer), the reasoning's opening and closing text;
 - per call: the text before the name, between the name and the arguments, and after them, told
   apart from a section around all calls by rendering one call and two;
-- the arguments' format: a JSON object, or a JSON string.
+- the arguments' format: a JSON object, a JSON string, or a tag pair per argument (XML-style
+  parameters, read with ``xml-inline``); Python-expression calls are named as a format no parser
+  can read.
 
-Each finding says how sure it is (``guesses``). What is not recognised (XML-style parameters,
-arguments in a dialect) is said, and that part of the template is left out.
+What the analysis guessed is listed apart (``guesses``). What it does not recognise (arguments in a
+dialect such as Gemma 4's) is said, and that part of the template is left out.
 """
 
 from __future__ import annotations
@@ -146,6 +148,8 @@ def _calls(render, result: Draft) -> None:
             "read their arguments (schemas/README.md, 'Families the format cannot express'); tool_calls left out of the draft"
         )
         return
+    if found is None and _xml_parameters(out1[:n1], after, out2, result):
+        return
     if found is None:
         result.guesses.append("tool calls: arguments are neither a JSON object nor a JSON string (XML-style parameters or a "
                               "dialect?); tool_calls left out of the draft")
@@ -174,6 +178,41 @@ def _calls(render, result: Draft) -> None:
         f"each call: {opener.strip()!r} NAME {between!r} ARGUMENTS ({'a JSON object' if kind == 'object' else 'a JSON string'}) "
         f"{closer.strip()!r}" + (f"; all calls between {section_open!r} and {section_close!r}" if section_open or section_close else "")
     )
+
+
+def _xml_parameters(before_name: str, after: str, out2: str, result: Draft) -> bool:
+    """Arguments as one tag pair per key (``<parameter=K>V</parameter>``, ``<arg_key>K</arg_key>
+    <arg_value>V</arg_value>``): read them with ``xml-inline``. False when they are not so."""
+    (key, value), = ARGS.items()
+    k = after.find(key)
+    v = after.find(value, k + len(key)) if k >= 0 else -1
+    ko = after.rfind("<", 0, k) if k >= 0 else -1
+    if v < 0 or ko < 0:
+        return False
+    tail = after[v + len(value):]
+    vc_end = tail.find(">")
+    if vc_end < 0:
+        return False
+    key_open, key_to_value, value_close = after[ko:k], after[k + len(key): v], tail[: vc_end + 1]
+    rest = tail[vc_end + 1:]
+    first_end = out2.index(NAMES[0]) + len(NAMES[0]) + v + len(value) + vc_end + 1
+    gap = out2[first_end: out2.index(NAMES[1])]
+    closer = _to_token(os.path.commonprefix([rest, gap]))
+    call_open = _from_token(_common_suffix(before_name, gap))
+    if not call_open.strip():
+        return False
+    section_close = rest[len(closer):]
+    section_close = section_close[: section_close.find(result.end)].strip() if result.end and result.end in section_close else section_close.strip()
+    result.arguments = "xml"
+    result.call = {"open": call_open, "between": after[:ko], "close": closer.rstrip(), "section_open": "",
+                   "section_close": section_close, "next": gap[len(closer):].strip(), "numbered": False,
+                   "key_open": key_open, "key_to_value": key_to_value, "value_close": value_close}
+    result.findings.append(
+        f"each call: {call_open.strip()!r} NAME {after[:ko]!r} then per argument {key_open!r} KEY {key_to_value!r} VALUE "
+        f"{value_close!r}, then {closer.strip()!r}"
+    )
+    result.guesses.append("argument values are raw text: the draft reads a value as JSON where it is JSON, else as text")
+    return True
 
 
 def _find_arguments(text: str) -> tuple[str, int, str] | None:
@@ -233,7 +272,7 @@ def _template(d: Draft) -> dict:
         if d.call["numbered"]:
             d.guesses.append(f"the text after a call's name holds a number that counts the calls ({d.call['between'].strip()!r}): read as any number")
         head = head if head.endswith(r"\s*") or not d.call["between"][-1:].isspace() else head + r"\s*"
-        opener = head + (r"(?=\{)" if d.arguments == "object" else r'(?=")')
+        opener = head + {"object": r"(?=\{)", "string": r'(?=")'}.get(d.arguments, "")
         if d.call["section_open"]:
             opener = _lit(d.call["section_open"]) + r"\s*" + opener + "|" + opener
         closer = _lit(d.call["close"]) if d.call["close"].strip() else r"(?<=[}\"])"
@@ -253,6 +292,13 @@ def _template(d: Draft) -> dict:
             "open_pattern": opener, "close_pattern": closer + r"\s*", "repeats": True, "content": "json",
             "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
         }
+        if d.arguments == "xml":
+            fields["tool_calls"]["content"] = "xml-inline"
+            fields["tool_calls"]["content_args"] = {
+                "tag_pattern": _lit(d.call["key_open"]) + r"(?P<key>[^<>\n]+?)" + _lit(d.call["key_to_value"])
+                + r"(?P<value>.*?)" + _lit(d.call["value_close"]),
+                "value_parser": {"name": "json", "args": {"allow_non_json": True}},
+            }
         if d.arguments == "string":
             fields["tool_calls"]["transform"]["function"]["arguments"] = "{content}"
             d.guesses.append("arguments written as a JSON string: the draft keeps them as that string")
