@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from workbench.cli.app import app
+from workbench.engine import validate
 from workbench.engine.chat_template.draft import draft
 from workbench.engine.template import load_template
 from workbench.engine.template.slow_delimiters import slow_delimiters
@@ -29,16 +30,17 @@ def run(*args):
 
 @pytest.mark.parametrize("chat", TEMPLATES, ids=lambda p: p.stem)
 def test_the_draft_of_every_test_template_loads_is_linear_and_round_trips(chat, tmp_path):
-    out = tmp_path / "draft.template.json"
-    result = run("--chat-template", chat, "-o", out, "--json")
+    out, schema_out = tmp_path / "draft.template.json", tmp_path / "draft.json"
+    result = run("--chat-template", chat, "-o", out, "--schema-out", schema_out, "--json")
     report = json.loads(result.stdout)
     template = json.loads(out.read_text(encoding="utf-8"))
-    assert template == report["template"]
+    assert template == report["template"] and json.loads(schema_out.read_text(encoding="utf-8")) == report["schema"]
     load_template(template)
     assert list(slow_delimiters(template)) == []
+    assert [p for p in validate(report["schema"]) if p.severity != "note"] == []  # valid, and no slow regex
     for field in template["fields"].values():
         assert "(?P<name>[^" not in field.get("open_pattern", "") or "]+)" in field["open_pattern"]  # a name is never empty
-    wrong = [r["probe"] for r in report["roundtrip"] if any(d["kind"] == "parser" for d in r["differences"])]
+    wrong = [r["probe"] for r in report["roundtrip"] + report["schema_roundtrip"] if any(d["kind"] == "parser" for d in r["differences"])]
     if chat.stem in NOT_ROUND_TRIPPED:
         assert result.exit_code == 1 and wrong and (report["guesses"] or any("Python expressions" in f for f in report["findings"]))
     else:

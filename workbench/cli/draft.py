@@ -1,8 +1,9 @@
-"""``workbench draft``: a response_template read off a model's chat template by differential
-analysis (``workbench.engine.chat_template.draft``), checked at once by the round trip.
+"""``workbench draft``: a response_template and the equivalent response_schema read off a model's
+chat template by differential analysis (``workbench.engine.chat_template.draft``), each checked at
+once by the round trip.
 
-Exit codes: 0 drafted and every probe the template renders comes back; 1 drafted, but some probe
-does not (the table says which, and the draft says what it guessed); 2 the input is unusable.
+Exit codes: 0 drafted and every probe comes back through both; 1 drafted, but some probe does not
+(the tables say which, and the draft says what it guessed); 2 the input is unusable.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from ..engine import template as template_engine
 from ..engine.chat_template import ChatTemplateError, compile_chat_template
 from ..engine.chat_template.draft import draft as draft_template
 from ..engine.chat_template.roundtrip import roundtrip
-from ..files import InputError, WriteError, atomic_write, dump_json
+from ..engine import parse_response as parse_with_schema
+from ..files import InputError, WriteError, atomic_write_all, dump_json
 from .output import FAILED, OK, UNUSABLE, emit, say, stop
 from .roundtrip import _as_dict, _table, _variables
 
@@ -26,12 +28,13 @@ from .roundtrip import _as_dict, _table, _variables
 def draft(
     chat_template: Path = typer.Option(..., "--chat-template", help="A tokenizer folder or a .jinja file."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the drafted response template here."),
+    schema_out: Optional[Path] = typer.Option(None, "--schema-out", help="Write the drafted response schema here."),
     name: Optional[str] = typer.Option(None, "--name", help="Which of the model's named chat templates to analyse."),
     variable: list[str] = typer.Option([], "--var", help="A template variable, NAME=JSON (e.g. enable_thinking=true); repeatable."),
     force: bool = typer.Option(False, "--force", help="Write over an existing OUT."),
     as_json: bool = typer.Option(False, "--json", help="Print the draft and its round trip as JSON."),
 ) -> None:
-    """Draft a response template from the chat template, and run the round trip on it."""
+    """Draft a response template and schema from the chat template, and run the round trip on both."""
     try:
         model = load_chat_template(chat_template)
         picked, source = model.pick(name, tools=True)
@@ -42,21 +45,27 @@ def draft(
         except ChatTemplateError as exc:
             raise InputError(f"{model.origin.get(picked, chat_template)}: {exc}") from None
         compiled = template_engine.load_template(found.template)  # a draft transformers would not load is our bug
-        if out is not None:
-            if out.exists() and not force:
-                raise InputError(f"{out} exists; pass --force to write over it")
-            atomic_write(out, dump_json(found.template))
+        targets = [(path, value) for path, value in ((out, found.template), (schema_out, found.schema)) if path is not None]
+        for path, _ in targets:
+            if path.exists() and not force:
+                raise InputError(f"{path} exists; pass --force to write over it")
+        atomic_write_all([(path, dump_json(value)) for path, value in targets])
     except (InputError, WriteError, OSError) as exc:
         raise stop(f"error: {exc}", UNUSABLE)
-    results = roundtrip(source, lambda output, prompt: template_engine.parse_response(output, compiled, prefix=prompt),
-                        special_tokens=model.special_tokens, **variables)
+    through_template = roundtrip(source, lambda output, prompt: template_engine.parse_response(output, compiled, prefix=prompt),
+                                 special_tokens=model.special_tokens, **variables)
+    through_schema = roundtrip(source, lambda output, prompt: parse_with_schema(output, found.schema),
+                               special_tokens=model.special_tokens, **variables)
     if as_json:
-        emit(json.dumps({"findings": found.findings, "guesses": found.guesses, "template": found.template,
-                         "roundtrip": [_as_dict(r) for r in results]}, ensure_ascii=False, indent=2) + "\n")
+        emit(json.dumps({"findings": found.findings, "guesses": found.guesses, "template": found.template, "schema": found.schema,
+                         "roundtrip": [_as_dict(r) for r in through_template],
+                         "schema_roundtrip": [_as_dict(r) for r in through_schema]}, ensure_ascii=False, indent=2) + "\n")
     else:
         lines = [f"found: {line}" for line in found.findings] + [f"guessed: {line}" for line in found.guesses]
-        shown = "" if out is not None else dump_json(found.template)
-        emit("\n".join(lines) + "\n" + shown + "round trip of the draft:\n" + _table(results))
-    if out is not None:
-        say(f"wrote {out}")
-    raise typer.Exit(FAILED if any(r.parser_wrong for r in results) else OK)
+        shown = ("" if out is not None else "response template:\n" + dump_json(found.template)) + (
+            "" if schema_out is not None else "response schema:\n" + dump_json(found.schema))
+        emit("\n".join(lines) + "\n" + shown + "round trip of the drafted template:\n" + _table(through_template)
+             + "round trip of the drafted schema:\n" + _table(through_schema))
+    for path, _ in targets:
+        say(f"wrote {path}")
+    raise typer.Exit(FAILED if any(r.parser_wrong for r in through_template + through_schema) else OK)

@@ -1,4 +1,5 @@
-"""A draft response_template read off a chat template by differential analysis: render probe
+"""A draft response_template, and the equivalent response_schema, read off a chat template by
+differential analysis: render probe
 conversations that differ in one thing (a generation prompt or not; an answer; reasoning added; one
 call; two calls) and diff the renders.
 
@@ -43,6 +44,7 @@ class Draft:
     findings: list[str] = field(default_factory=list)
     guesses: list[str] = field(default_factory=list)
     template: dict | None = None
+    schema: dict | None = None  # the equivalent response_schema
 
 
 def _call(name: str) -> dict:
@@ -94,6 +96,7 @@ def draft(source: str, *, special_tokens: dict[str, str] | None = None, **variab
         result.content_open = ""
     _calls(render, result)
     result.template = _template(result)
+    result.schema = _schema(result)
     return result
 
 
@@ -173,7 +176,7 @@ def _calls(render, result: Draft) -> None:
         return
     result.call = {"open": opener.lstrip(), "between": between, "close": closer.rstrip(),
                    "section_open": section_open, "section_close": section_close,
-                   "next": gap[len(closer):].strip(), "numbered": numbered}
+                   "separator": _separator(gap[len(closer):], opener), "numbered": numbered}
     result.findings.append(
         f"each call: {opener.strip()!r} NAME {between!r} ARGUMENTS ({'a JSON object' if kind == 'object' else 'a JSON string'}) "
         f"{closer.strip()!r}" + (f"; all calls between {section_open!r} and {section_close!r}" if section_open or section_close else "")
@@ -205,7 +208,7 @@ def _xml_parameters(before_name: str, after: str, out2: str, result: Draft) -> b
     section_close = section_close[: section_close.find(result.end)].strip() if result.end and result.end in section_close else section_close.strip()
     result.arguments = "xml"
     result.call = {"open": call_open, "between": after[:ko], "close": closer.rstrip(), "section_open": "",
-                   "section_close": section_close, "next": gap[len(closer):].strip(), "numbered": False,
+                   "section_close": section_close, "separator": _separator(gap[len(closer):], call_open), "numbered": False,
                    "key_open": key_open, "key_to_value": key_to_value, "value_close": value_close}
     result.findings.append(
         f"each call: {call_open.strip()!r} NAME {after[:ko]!r} then per argument {key_open!r} KEY {key_to_value!r} VALUE "
@@ -226,6 +229,30 @@ def _find_arguments(text: str) -> tuple[str, int, str] | None:
             if at >= 0:
                 return kind, at, candidate
     return None
+
+
+def _value_start(text: str) -> str:
+    """The literal before a trimmed value; after a whitespace run, the value starts at a non-space
+    (the linear form of a trim: ``\\s*(?!\\s)``)."""
+    literal = _lit(text)
+    return literal + r"(?!\s)" if literal.endswith(r"\s*") else literal
+
+
+def _separator(between_calls: str, opener: str) -> str:
+    """What stands between one call's close and the next call's opener (``; `` or ``, ``)."""
+    rest, opener = between_calls.strip(), opener.strip()
+    return rest[: len(rest) - len(opener)].strip() if opener and rest.endswith(opener) else ""
+
+
+def _bare_close(d: Draft) -> str:
+    """A closer that is a bare brace also ends the arguments' own objects: the call ends only where
+    what follows a call does (a separator and the next call; the section's or the turn's end; the
+    text's end). The separator is eaten."""
+    closer = _lit(d.call["close"])
+    if d.call["separator"]:
+        closer += r"(?:\s*" + _lit(d.call["separator"]) + ")?"
+    after = [_lit(x) for x in (d.call["open"], d.call["section_close"], d.end) if x.strip()]
+    return closer + r"(?=\s*(?:" + "|".join(after + [r"\Z"]) + "))"
 
 
 def _digits(text: str) -> str:
@@ -277,13 +304,7 @@ def _template(d: Draft) -> dict:
             opener = _lit(d.call["section_open"]) + r"\s*" + opener + "|" + opener
         closer = _lit(d.call["close"]) if d.call["close"].strip() else r"(?<=[}\"])"
         if len(d.call["close"].strip()) <= 2:
-            # A bare brace also ends the arguments' own objects: the call ends where what follows a
-            # call does (the next call, after its separator; the section's or the turn's end; the text's).
-            separator = d.call["next"][: len(d.call["next"]) - len(d.call["open"].strip())] if d.call["next"].endswith(d.call["open"].strip()) else ""
-            if separator.strip():
-                closer += r"(?:\s*" + _lit(separator) + ")?"
-            after = [_lit(x) for x in (d.call["open"], d.call["section_close"], d.end) if x.strip()]
-            closer += r"(?=\s*(?:" + "|".join(after + [r"\Z"]) + "))"
+            closer = _bare_close(d)
             d.guesses.append(f"a call ends with a bare {d.call['close'].strip()!r}: the draft ends it only where the next call, "
                              "the section's end, the turn's end or the text's end follows")
         if d.call["section_close"]:
@@ -295,8 +316,8 @@ def _template(d: Draft) -> dict:
         if d.arguments == "xml":
             fields["tool_calls"]["content"] = "xml-inline"
             fields["tool_calls"]["content_args"] = {
-                "tag_pattern": _lit(d.call["key_open"]) + r"(?P<key>[^<>\n]+?)" + _lit(d.call["key_to_value"])
-                + r"(?P<value>.*?)" + _lit(d.call["value_close"]),
+                "tag_pattern": _lit(d.call["key_open"]) + r"(?P<key>[^<>\n]+?)" + _value_start(d.call["key_to_value"])
+                + r"(?P<value>(?:.*?\S)??)\s*" + _lit(d.call["value_close"]),
                 "value_parser": {"name": "json", "args": {"allow_non_json": True}},
             }
         if d.arguments == "string":
@@ -310,3 +331,55 @@ def _template(d: Draft) -> dict:
         content["close_pattern"] = _lit(d.end) + r"\s*"
     fields["content"] = content
     return {"version": 1, "defaults": {"role": "assistant"}, "start_anchor": d.start_anchor, "fields": fields}
+
+
+def _schema(d: Draft) -> dict:
+    """The response_schema that reads what the template reads (from the output alone: what the
+    prompt pre-writes, such as an opening ``<think>``, is optional at the start)."""
+    lazy = r"(?!\s)((?:.*?\S)??)\s*"  # a trimmed value: after a \s*, found in linear time
+    props: dict[str, Any] = {"role": {"const": "assistant"}}
+    skip = ""
+    if d.reasoning is not None:
+        opener, closer = _lit(d.reasoning[0]), _lit(d.reasoning[1])
+        if d.reasoning[0].strip() and d.reasoning[0].strip() in d.prefill:
+            props["thinking"] = {"type": "string", "x-regex": rf"^\s*(?:{opener})?\s*" + lazy + closer}
+        else:
+            props["thinking"] = {"type": "string", "x-regex": opener + r"\s*" + lazy + closer}
+        skip = rf"(?:.*?{closer})?"
+    stops = []
+    if d.call is not None:
+        stops += [_lit(x) for x in (d.call["section_open"], d.call["open"]) if x.strip()]
+    if d.end:
+        stops.append(_lit(d.end))
+    if d.content_open:  # the answer has an opener of its own: found wherever it is
+        props["content"] = {"type": "string", "x-regex": _lit(d.content_open) + r"\s*" + lazy + "(?:" + "|".join(stops + ["$"]) + ")"}
+    else:
+        props["content"] = {"type": "string", "x-regex": rf"^{skip}\s*" + lazy + "(?:" + "|".join(stops + ["$"]) + ")"}
+    if d.call is not None and d.arguments in ("object", "xml"):
+        stop = re.escape(d.call["between"].strip()[:1]) if d.call["between"].strip() else ""
+        closer = _bare_close(d) if len(d.call["close"].strip()) <= 2 else _lit(d.call["close"])
+        between = _lit(d.call["between"], d.call["numbered"]) if d.call["between"].strip() else r"\s*"
+        if d.arguments == "object":
+            arguments: dict[str, Any] = {"type": "object", "x-parser": "json", "additionalProperties": {}}
+        else:
+            arguments = {
+                "type": "object", "default": {},
+                "x-regex-key-value": _lit(d.call["key_open"]) + r"(?P<key>[^<>\n]+?)" + _value_start(d.call["key_to_value"])
+                + r"(?P<value>(?:.*?\S)??)\s*" + _lit(d.call["value_close"]),
+                "additionalProperties": {"x-parser": "json", "x-parser-args": {"allow_non_json": True}},
+            }
+        props["tool_calls"] = {
+            "type": "array",
+            "x-regex-iterator": _lit(d.call["open"]) + r"(.*?)" + closer,
+            "items": {"type": "object", "properties": {
+                "type": {"const": "function"},
+                "function": {
+                    "type": "object",
+                    "x-regex": rf"^(?P<name>[^\s<>{{}}\[\]\"'{stop}]+)" + between + r"(?:(?P<arguments>\S.*))?$",
+                    "properties": {"name": {"type": "string"}, "arguments": arguments},
+                    "required": ["name"],
+                },
+            }},
+        }
+    return {"type": "object", "properties": props}
+
