@@ -1,7 +1,6 @@
 """A draft response_template, and the equivalent response_schema, read off a chat template by
-differential analysis: render probe
-conversations that differ in one thing (a generation prompt or not; an answer; reasoning added; one
-call; two calls) and diff the renders.
+differential analysis: render probe conversations that differ in one thing (a generation prompt or
+not; an answer; reasoning added; one call; two calls) and diff the renders.
 
 - the generation prompt after the history: the start anchor (what an assistant turn also begins
   with) and any prefill after it (a pre-written ``<think>``);
