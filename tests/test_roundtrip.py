@@ -164,3 +164,9 @@ def test_open_with_a_chat_template_adds_the_probes_as_samples_with_goldens():
 def test_open_needs_a_sample_or_a_chat_template_with_a_parser():
     result = CliRunner().invoke(app, ["open", "--chat-template", str(CHAT / "thinking_chatml.jinja")])
     assert result.exit_code == 2 and "give a SAMPLE, or --chat-template with --schema FILE" in result.stderr
+
+
+def test_schemas_readme_names_every_family_whose_chat_format_is_tested():
+    readme = (ROOT / "schemas" / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Round trips through the chat format\n", 1)[1].split("\n## ", 1)[0]
+    assert all(f"`{chat.stem}`" in section for chat in FAMILY_TEMPLATES)
