@@ -184,18 +184,3 @@ def test_analyze_gives_a_template_the_shared_vocabulary():
     assert anchor.prompt == [a.anchor] and a.anchor[1] == prompt.index("<think>")
     assert a.lit_at("/defaults").output == [] and a.failure() is None
     assert thinking.value is not MISSING
-
-
-def test_the_template_views_replay_and_analysis_import_no_textual():
-    import subprocess
-    import sys
-
-    code = (
-        "import sys\n"
-        "import workbench.engine.template.highlights, workbench.engine.template.outline, workbench.engine.template.replay\n"
-        "import workbench.analysis, workbench.worker, workbench.templates, workbench.goldens\n"
-        "bad = sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))\n"
-        "assert not bad, bad\n"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr

@@ -18,7 +18,7 @@ from .engine import validate as validate_schema
 from .engine.chat_template import ChatTemplateError, compile_chat_template
 from .engine.chat_template.roundtrip import ProbeResult, golden, roundtrip
 from .engine.formats import format_of
-from .engine.versions import TEMPLATE
+from .engine.versions import SCHEMA, TEMPLATE
 from .files import InputError, atomic_write_all
 from .samples import Sample
 
@@ -35,7 +35,22 @@ def parser_of(path: Path, value: Any) -> tuple[str, Callable[[str, str], Any]]:
     problems = error_problems(validate_schema(value))
     if problems:
         raise InputError(f"{path}: {problems[0]}")
-    return "response_schema", lambda output, prompt: parse_with_schema(output, value)
+    return SCHEMA, lambda output, prompt: parse_with_schema(output, value)
+
+
+def template_variables(items: list[str]) -> dict[str, Any]:
+    """``NAME=JSON`` items (``enable_thinking=false``) as the variables a render gets; a value that
+    is not JSON is a string."""
+    out = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.isidentifier():
+            raise InputError(f"--var {item!r}: expected NAME=JSON")
+        try:
+            out[key] = json.loads(raw)
+        except ValueError:
+            out[key] = raw
+    return out
 
 
 def run_probes(model: ChatTemplate, name: str | None, parse: Callable[[str, str], Any], **variables: Any) -> list[ProbeResult]:

@@ -22,7 +22,8 @@ from ..engine.chat_template.roundtrip import roundtrip
 from ..engine import parse_response as parse_with_schema
 from ..files import InputError, WriteError, atomic_write_all, dump_json
 from .output import FAILED, OK, UNUSABLE, emit, say, stop
-from .roundtrip import _as_dict, _table, _variables
+from ..probes import template_variables
+from .roundtrip import report_dict, report_table
 
 
 def draft(
@@ -38,7 +39,7 @@ def draft(
     try:
         model = load_chat_template(chat_template)
         picked, source = model.pick(name, tools=True)
-        variables = _variables(variable)
+        variables = template_variables(variable)
         try:
             compile_chat_template(source)
             found = draft_template(source, special_tokens=model.special_tokens, **variables)
@@ -58,14 +59,14 @@ def draft(
                                special_tokens=model.special_tokens, **variables)
     if as_json:
         emit(json.dumps({"findings": found.findings, "guesses": found.guesses, "template": found.template, "schema": found.schema,
-                         "roundtrip": [_as_dict(r) for r in through_template],
-                         "schema_roundtrip": [_as_dict(r) for r in through_schema]}, ensure_ascii=False, indent=2) + "\n")
+                         "roundtrip": [report_dict(r) for r in through_template],
+                         "schema_roundtrip": [report_dict(r) for r in through_schema]}, ensure_ascii=False, indent=2) + "\n")
     else:
         lines = [f"found: {line}" for line in found.findings] + [f"guessed: {line}" for line in found.guesses]
         shown = ("" if out is not None else "response template:\n" + dump_json(found.template)) + (
             "" if schema_out is not None else "response schema:\n" + dump_json(found.schema))
-        emit("\n".join(lines) + "\n" + shown + "round trip of the drafted template:\n" + _table(through_template)
-             + "round trip of the drafted schema:\n" + _table(through_schema))
+        emit("\n".join(lines) + "\n" + shown + "round trip of the drafted template:\n" + report_table(through_template)
+             + "round trip of the drafted schema:\n" + report_table(through_schema))
     for path, _ in targets:
         say(f"wrote {path}")
     raise typer.Exit(FAILED if any(r.parser_wrong for r in through_template + through_schema) else OK)

@@ -75,13 +75,12 @@ def _probe_samples(chat_template: Path, document, variables: list[str]) -> list:
 
     from ..chat_templates import load_chat_template
     from ..files import parse_schema_text
-    from ..probes import parser_of, run_probes, write_probe_samples
+    from ..probes import parser_of, run_probes, template_variables, write_probe_samples
     from ..samples import discover, load
-    from .roundtrip import _variables
 
     model = load_chat_template(chat_template)
     fmt, parse = parser_of(document.path or Path("schema"), parse_schema_text(document.saved_text, str(document.path)))
     folder = Path(tempfile.mkdtemp(prefix="workbench-probes-"))
-    write_probe_samples(folder, run_probes(model, None, parse, **_variables(variables)), fmt)
+    write_probe_samples(folder, run_probes(model, None, parse, **template_variables(variables)), fmt)
     return [load(p) for p in discover(folder)]
 

@@ -20,7 +20,7 @@ from rich.table import Table
 from ..chat_templates import load_chat_template
 from ..engine.chat_template.roundtrip import WHY, ProbeResult
 from ..files import InputError, WriteError, load_schema
-from ..probes import parser_of, run_probes, write_probe_samples
+from ..probes import parser_of, run_probes, template_variables, write_probe_samples
 from .output import FAILED, OK, UNUSABLE, emit, say, stop
 
 
@@ -45,30 +45,17 @@ def roundtrip(
         fmt, parse = parser_of(parser_path, load_schema(parser_path))
         if (fmt == "response_template") != (template is not None):
             raise InputError(f"{parser_path} is a {fmt}; pass it with {'--template' if template is None else '--schema'}")
-        results = run_probes(model, name, parse, **_variables(variable))
+        results = run_probes(model, name, parse, **template_variables(variable))
         if write_samples is not None:
             count = write_probe_samples(write_samples, results, fmt, force)
             say(f"wrote {count} samples with their prompts and goldens to {write_samples}")
     except (InputError, WriteError, OSError) as exc:
         raise stop(f"error: {exc}", UNUSABLE)
-    emit(json.dumps([_as_dict(r) for r in results], ensure_ascii=False, indent=2) + "\n" if as_json else _table(results))
+    emit(json.dumps([report_dict(r) for r in results], ensure_ascii=False, indent=2) + "\n" if as_json else report_table(results))
     raise typer.Exit(FAILED if any(r.parser_wrong for r in results) else OK)
 
 
-def _variables(items: list[str]) -> dict[str, Any]:
-    out = {}
-    for item in items:
-        key, sep, raw = item.partition("=")
-        if not sep or not key.isidentifier():
-            raise InputError(f"--var {item!r}: expected NAME=JSON")
-        try:
-            out[key] = json.loads(raw)
-        except ValueError:
-            out[key] = raw  # a bare word is a string
-    return out
-
-
-def _as_dict(result: ProbeResult) -> dict:
+def report_dict(result: ProbeResult) -> dict:
     return {
         "probe": result.name, "message": result.message, "prompt": result.prompt, "output": result.output,
         "parsed": result.parsed, "error": result.error,
@@ -77,7 +64,7 @@ def _as_dict(result: ProbeResult) -> dict:
     }
 
 
-def _table(results: list[ProbeResult]) -> str:
+def report_table(results: list[ProbeResult]) -> str:
     table = Table("probe", "result", "differences", show_lines=False)
     for r in results:
         verdict = "round-trips" if not r.differences else "parser wrong" if r.parser_wrong else "not the parser's fault"

@@ -10,12 +10,23 @@ from __future__ import annotations
 
 import re
 
+from ..regex_source import RegexSourceError, class_end, escape_end
+
 # -- quoting the loop as written -----------------------------------------------------------------
 
 _COUNT = re.compile(r"\{(?!\})\d*(?:,\d*)?\}")
 
 
 def _quantifier_spans(pattern: str) -> list[tuple[int, int]] | None:
+    """(start, end) of every quantified atom, in the order of the quantifiers; None when the text
+    cannot be read (the caller then unparses)."""
+    try:
+        return _spans(pattern)
+    except RegexSourceError:
+        return None
+
+
+def _spans(pattern: str) -> list[tuple[int, int]] | None:
     """(start, end) of every quantified atom, in the order of the quantifiers.
 
     The parse tree keeps no offsets; re's parser creates one repeat per quantifier, so the n-th
@@ -27,18 +38,9 @@ def _quantifier_spans(pattern: str) -> list[tuple[int, int]] | None:
     i, n = 0, len(pattern)
     while i < n:
         c = pattern[i]
-        if c == "\\":
-            j = _escape_end(pattern, i)
+        if c in "\\[":
+            j = escape_end(pattern, i) if c == "\\" else class_end(pattern, i)
             atom, i = (i, j), j
-        elif c == "[":
-            j = i + 1
-            if j < n and pattern[j] == "^":
-                j += 1
-            if j < n and pattern[j] == "]":
-                j += 1
-            while j < n and pattern[j] != "]":
-                j = _escape_end(pattern, j) if pattern[j] == "\\" else j + 1
-            atom, i = (i, j + 1), j + 1
         elif c == "(":
             if pattern.startswith("(?#", i):
                 i = pattern.find(")", i) + 1 or n
@@ -71,21 +73,3 @@ def _group_body(pattern: str, i: int) -> int:
     if not pattern.startswith("(?", i):
         return i + 1
     return _GROUP_PREFIX.match(pattern, i).end()
-
-
-def _escape_end(pattern: str, i: int) -> int:
-    nxt = pattern[i + 1 : i + 2]
-    if nxt == "x":
-        return i + 4
-    if nxt == "u":
-        return i + 6
-    if nxt == "U":
-        return i + 10
-    if nxt == "N" and pattern.startswith("{", i + 2):
-        return pattern.find("}", i) + 1 or len(pattern)
-    if nxt.isdigit():
-        j = i + 2
-        while j < min(len(pattern), i + 4) and pattern[j].isdigit():
-            j += 1
-        return j
-    return i + 2

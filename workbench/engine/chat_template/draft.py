@@ -159,9 +159,10 @@ def _calls(render, result: Draft) -> None:
     kind, a_at, a_text = found
     result.arguments = kind
     between, after_args = after[:a_at], after[a_at + len(a_text):]
-    n2 = out2.index(NAMES[1]) + len(NAMES[1])
-    between2 = out2[n2: n2 + len(between) + 8]
-    numbered = between2[: len(between)] != between and _digits(between) == _digits(out2[n2: n2 + len(_digits(between)) + 4])[: len(_digits(between))]
+    after2 = out2[out2.index(NAMES[1]) + len(NAMES[1]):]
+    found2 = _find_arguments(after2)
+    between2 = after2[: found2[1]] if found2 else between
+    numbered = between2 != between and _digits(between2) == _digits(between)  # e.g. functions.NAME:0, :1
     end1 = out2.index(NAMES[0]) + len(NAMES[0]) + a_at + len(a_text)
     gap = out2[end1: out2.index(NAMES[1])]  # first call's close, then the second call's open
     opener = _from_token(_common_suffix(out1[:n1], gap))
@@ -287,23 +288,39 @@ def _to_token(text: str) -> str:
     return stripped[: max(stripped.rfind(c) for c in ">]}") + 1]
 
 
+def _name_group(d: Draft) -> str:
+    """The call's name: never empty, and stopping where the text after it begins."""
+    stop = re.escape(d.call["between"].strip()[:1])
+    return rf"(?P<name>[^\s<>{{}}\[\]\"'{stop}]+)"
+
+
+def _between(d: Draft) -> str:
+    return _lit(d.call["between"], d.call["numbered"]) if d.call["between"].strip() else r"\s*"
+
+
+def _call_close(d: Draft) -> str:
+    return _bare_close(d) if len(d.call["close"].strip()) <= 2 else _lit(d.call["close"])
+
+
+def _tag_pattern(d: Draft) -> str:
+    """One XML-style argument: its key, then its value trimmed."""
+    return (_lit(d.call["key_open"]) + r"(?P<key>[^<>\n]+?)" + _value_start(d.call["key_to_value"])
+            + r"(?P<value>(?:.*?\S)??)\s*" + _lit(d.call["value_close"]))
+
+
 def _template(d: Draft) -> dict:
     fields: dict[str, Any] = {}
     if d.reasoning is not None:
         fields["thinking"] = {"open_pattern": _lit(d.reasoning[0]), "close_pattern": _lit(d.reasoning[1]) + r"\s*", "content": "text"}
     if d.call is not None:
-        stop = re.escape(d.call["between"].strip()[:1]) if d.call["between"].strip() else ""
-        name = rf"(?P<name>[^\s<>{{}}\[\]\"'{stop}]+)"
-        head = _lit(d.call["open"]) + name + (_lit(d.call["between"], d.call["numbered"]) if d.call["between"].strip() else r"\s*")
+        head = _lit(d.call["open"]) + _name_group(d) + _between(d)
         if d.call["numbered"]:
             d.guesses.append(f"the text after a call's name holds a number that counts the calls ({d.call['between'].strip()!r}): read as any number")
-        head = head if head.endswith(r"\s*") or not d.call["between"][-1:].isspace() else head + r"\s*"
         opener = head + {"object": r"(?=\{)", "string": r'(?=")'}.get(d.arguments, "")
         if d.call["section_open"]:
             opener = _lit(d.call["section_open"]) + r"\s*" + opener + "|" + opener
-        closer = _lit(d.call["close"]) if d.call["close"].strip() else r"(?<=[}\"])"
+        closer = _call_close(d)
         if len(d.call["close"].strip()) <= 2:
-            closer = _bare_close(d)
             d.guesses.append(f"a call ends with a bare {d.call['close'].strip()!r}: the draft ends it only where the next call, "
                              "the section's end, the turn's end or the text's end follows")
         if d.call["section_close"]:
@@ -315,13 +332,11 @@ def _template(d: Draft) -> dict:
         if d.arguments == "xml":
             fields["tool_calls"]["content"] = "xml-inline"
             fields["tool_calls"]["content_args"] = {
-                "tag_pattern": _lit(d.call["key_open"]) + r"(?P<key>[^<>\n]+?)" + _value_start(d.call["key_to_value"])
-                + r"(?P<value>(?:.*?\S)??)\s*" + _lit(d.call["value_close"]),
-                "value_parser": {"name": "json", "args": {"allow_non_json": True}},
+                "tag_pattern": _tag_pattern(d), "value_parser": {"name": "json", "args": {"allow_non_json": True}},
             }
         if d.arguments == "string":
-            fields["tool_calls"]["transform"]["function"]["arguments"] = "{content}"
-            d.guesses.append("arguments written as a JSON string: the draft keeps them as that string")
+            d.guesses.append("arguments written as a JSON string: the drafted template keeps them as that string, and the "
+                             "drafted schema leaves tool_calls out")
     content: dict[str, Any] = {"content": "text"}
     if d.content_open:  # a field of its own then: text outside every region is dropped
         content["open_pattern"] = _lit(d.content_open)
@@ -355,26 +370,22 @@ def _schema(d: Draft) -> dict:
     else:
         props["content"] = {"type": "string", "x-regex": rf"^{skip}\s*" + lazy + "(?:" + "|".join(stops + ["$"]) + ")"}
     if d.call is not None and d.arguments in ("object", "xml"):
-        stop = re.escape(d.call["between"].strip()[:1]) if d.call["between"].strip() else ""
-        closer = _bare_close(d) if len(d.call["close"].strip()) <= 2 else _lit(d.call["close"])
-        between = _lit(d.call["between"], d.call["numbered"]) if d.call["between"].strip() else r"\s*"
         if d.arguments == "object":
             arguments: dict[str, Any] = {"type": "object", "x-parser": "json", "additionalProperties": {}}
         else:
             arguments = {
                 "type": "object", "default": {},
-                "x-regex-key-value": _lit(d.call["key_open"]) + r"(?P<key>[^<>\n]+?)" + _value_start(d.call["key_to_value"])
-                + r"(?P<value>(?:.*?\S)??)\s*" + _lit(d.call["value_close"]),
+                "x-regex-key-value": _tag_pattern(d),
                 "additionalProperties": {"x-parser": "json", "x-parser-args": {"allow_non_json": True}},
             }
         props["tool_calls"] = {
             "type": "array",
-            "x-regex-iterator": _lit(d.call["open"]) + r"(.*?)" + closer,
+            "x-regex-iterator": _lit(d.call["open"]) + r"(.*?)" + _call_close(d),
             "items": {"type": "object", "properties": {
                 "type": {"const": "function"},
                 "function": {
                     "type": "object",
-                    "x-regex": rf"^(?P<name>[^\s<>{{}}\[\]\"'{stop}]+)" + between + r"(?:(?P<arguments>\S.*))?$",
+                    "x-regex": "^" + _name_group(d) + _between(d) + r"(?:(?P<arguments>\S.*))?$",
                     "properties": {"name": {"type": "string"}, "arguments": arguments},
                     "required": ["name"],
                 },

@@ -13,13 +13,11 @@ import re
 from functools import lru_cache
 
 from ..backtracking.parsetree import MAXREPEAT, _sre
+from ..regex_source import RegexSourceError, alternatives, atom_end, group_end, quantifier_end
 
 
 class NotSplittable(Exception):
     """The pattern cannot be cut into atoms that keep their meaning apart (the reason says why)."""
-
-
-_QUANTIFIER = re.compile(r"[*+?]|\{\d*,?\d*\}")
 
 
 def split_atoms(pattern: str) -> list[str]:
@@ -28,117 +26,38 @@ def split_atoms(pattern: str) -> list[str]:
     meant together: NotSplittable."""
     if re.match(r"\(\?[aiLmsux-]*x", pattern):
         raise NotSplittable("it is a verbose (?x) pattern")
+    if _BACKREFERENCE.search(pattern):
+        raise NotSplittable("it has a backreference")
     atoms, i, n = [], 0, len(pattern)
-    while i < n:
-        start, c = i, pattern[i]
-        if c == "\\":
-            i = _escape_end(pattern, i)
-        elif c == "[":
-            i = _class_end(pattern, i)
-        elif c == "(":
-            if re.match(r"\(\?[aiLmsux-]+\)", pattern[i:]):
+    try:
+        while i < n:
+            start, c = i, pattern[i]
+            if c == "(" and re.match(r"\(\?[aiLmsux-]+\)", pattern[i:]):
                 raise NotSplittable("it sets inline flags, which apply to the whole pattern")
-            i = _group_end(pattern, i)
-        elif c == "|":
-            raise NotSplittable("it is an alternation at the top level")
-        elif c == ")":
-            raise NotSplittable("it has an unbalanced ')'")
-        else:
-            i += 1
-        i = _quantifier_end(pattern, i)
-        atoms.append(pattern[start:i])
+            if c == "|":
+                raise NotSplittable("it is an alternation at the top level")
+            if c == ")":
+                raise NotSplittable("it has an unbalanced ')'")
+            i = quantifier_end(pattern, atom_end(pattern, i))
+            atoms.append(pattern[start:i])
+    except RegexSourceError as exc:
+        raise NotSplittable(str(exc)) from None
     return atoms
 
 
 def split_alternatives(text: str) -> list[str]:
     """``a|b|c`` at the top level of ``text`` (the inside of a group) as ``["a", "b", "c"]``."""
-    parts, depth, start, i, n = [], 0, 0, 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\":
-            i = _escape_end(text, i)
-            continue
-        if c == "[":
-            i = _class_end(text, i)
-            continue
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        elif c == "|" and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-        i += 1
-    parts.append(text[start:])
-    return parts
-
-
-def _escape_end(p: str, i: int) -> int:
-    if i + 1 >= len(p):
-        raise NotSplittable("it ends with a lone backslash")
-    c = p[i + 1]
-    if c in "123456789":
+    if _BACKREFERENCE.search(text):
         raise NotSplittable("it has a backreference")
-    if c == "x":
-        return i + 4
-    if c == "u":
-        return i + 6
-    if c == "U":
-        return i + 10
-    if c == "N" and i + 2 < len(p) and p[i + 2] == "{":
-        return p.index("}", i) + 1
-    if c == "0":
-        m = re.match(r"0[0-7]{0,2}", p[i + 1 :])
-        return i + 1 + m.end()
-    return i + 2
+    try:
+        return alternatives(text)
+    except RegexSourceError as exc:
+        raise NotSplittable(str(exc)) from None
 
 
-def _class_end(p: str, i: int) -> int:
-    j = i + 1
-    if j < len(p) and p[j] == "^":
-        j += 1
-    if j < len(p) and p[j] == "]":
-        j += 1
-    while j < len(p):
-        if p[j] == "\\":
-            j += 2
-        elif p[j] == "]":
-            return j + 1
-        else:
-            j += 1
-    raise NotSplittable("it has an unterminated character class")
-
-
-def _group_end(p: str, i: int) -> int:
-    if p.startswith("(?P=", i):
-        raise NotSplittable("it has a backreference")
-    depth, j = 0, i
-    while j < len(p):
-        c = p[j]
-        if c == "\\":
-            j = _escape_end(p, j)
-            continue
-        if c == "[":
-            j = _class_end(p, j)
-            continue
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                return j + 1
-        j += 1
-    raise NotSplittable("it has an unbalanced '('")
-
-
-def _quantifier_end(p: str, i: int) -> int:
-    m = _QUANTIFIER.match(p, i)
-    if not m or m.group() in ("{}", "{,}"):
-        return i
-    i = m.end()
-    if i < len(p) and p[i] in "?+":
-        i += 1
-    return i
+# A backreference: \1-\99 (not three octal digits) or (?P=name), outside a class. Found before
+# cutting, so no piece is cut from the group it refers to.
+_BACKREFERENCE = re.compile(r"(?<!\\)(?:\\\\)*\\(?![0-7]{3})[1-9]|\(\?P=")
 
 
 # ----- what an atom is -----------------------------------------------------------------------------
@@ -223,7 +142,7 @@ def group_names(text: str) -> set[str]:
 
 def noncapturing_inner(atom: str) -> str | None:
     """The inside of an unquantified ``(?:...)``, else None."""
-    if atom.startswith("(?:") and atom.endswith(")") and _group_end(atom, 0) == len(atom):
+    if atom.startswith("(?:") and atom.endswith(")") and _closes_at_end(atom):
         return atom[3:-1]
     return None
 
@@ -426,3 +345,12 @@ def leading_literal(text: str) -> str:
         else:
             break
     return "".join(out)
+
+
+def _closes_at_end(atom: str) -> bool:
+    """Whether the group that opens ``atom`` is all of it."""
+    try:
+        return group_end(atom, 0) == len(atom)
+    except RegexSourceError:
+        return False
+
