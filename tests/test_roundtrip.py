@@ -170,3 +170,26 @@ def test_schemas_readme_names_every_family_whose_chat_format_is_tested():
     readme = (ROOT / "schemas" / "README.md").read_text(encoding="utf-8")
     section = readme.split("\n## Round trips through the chat format\n", 1)[1].split("\n## ", 1)[0]
     assert all(f"`{chat.stem}`" in section for chat in FAMILY_TEMPLATES)
+
+
+async def test_the_tuis_sample_bar_gives_each_probe_its_verdict():
+    """`open --chat-template`: the probes are samples of the TUI; a parser that misses the reasoning
+    differs from the golden on exactly the reasoning probes, in the sample bar's verdicts."""
+    from tui_helpers import SIZE, settle
+
+    from workbench.cli.open import _probe_samples
+    from workbench.document import SchemaDocument
+    from workbench.samples import DIFFERS, MATCHES
+    from workbench.tui.app import WorkbenchApp
+
+    for parser, wrong in (("qwen3.template.json", set()),
+                          ("hermes.template.json", {"reasoning_answer", "reasoning_as_thinking", "reasoning_answer_call"})):
+        document = SchemaDocument.open(ROOT / "schemas" / parser)
+        samples = _probe_samples(CHAT / "thinking_chatml.jinja", document, [])
+        app = WorkbenchApp(document, samples)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, app)
+            verdicts = {samples[i].path.stem: v.status for i, v in app.main.verdicts.items()}
+        assert set(verdicts) == set(PROBES), verdicts
+        assert {name for name, status in verdicts.items() if status == DIFFERS} == wrong, verdicts
+        assert all(status in (MATCHES, DIFFERS) for status in verdicts.values())
