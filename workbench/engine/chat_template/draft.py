@@ -37,6 +37,8 @@ class Draft:
     prefill: str = ""
     end: str = ""  # what closes the turn after the answer
     content_open: str = ""  # what the answer opens with (a channel header), if anything
+    # beside calls, an answer on another channel (GPT-OSS's commentary preamble): its opener and closer
+    beside_calls: tuple[str, str] | None = None
     reasoning: tuple[str, str] | None = None
     call: dict[str, str] | None = None  # open, between, close, section_open, section_close
     arguments: str | None = None  # "object" or "string"
@@ -94,6 +96,7 @@ def draft(source: str, *, special_tokens: dict[str, str] | None = None, **variab
         result.findings.remove(f"the answer opens with {result.content_open!r}")
         result.content_open = ""
     _calls(render, result)
+    _content_beside_calls(render, result)
     result.template = _template(result)
     result.schema = _schema(result)
     return result
@@ -181,6 +184,31 @@ def _calls(render, result: Draft) -> None:
         f"each call: {opener.strip()!r} NAME {between!r} ARGUMENTS ({'a JSON object' if kind == 'object' else 'a JSON string'}) "
         f"{closer.strip()!r}" + (f"; all calls between {section_open!r} and {section_close!r}" if section_open or section_close else "")
     )
+
+
+def _content_beside_calls(render, result: Draft) -> None:
+    """An answer that has its own opener may open differently when calls follow it (a preamble on
+    another channel, closed before the calls' own headers): read both."""
+    if not result.content_open or result.call is None:
+        return
+    message = {"role": "assistant", "content": CONTENT, "tool_calls": [_call(NAMES[0])]}
+    try:
+        tools = tools_for(message)
+        output = _output(render([USER_TURN, message], tools), render([USER_TURN], tools, gen=True), result)
+    except ChatTemplateError:
+        return
+    at, call_at = output.find(CONTENT), output.find(result.call["open"])
+    if at < 0 or call_at < at:
+        return
+    opener = _from_token(output[:at]).strip()
+    section = result.call["section_open"]
+    closer = output[at + len(CONTENT): call_at].strip()
+    if section and closer.endswith(section):
+        closer = closer[: -len(section)].strip()
+    if not opener or opener == result.content_open.strip() or not closer:
+        return
+    result.beside_calls = (opener, closer)
+    result.findings.append(f"beside calls, the answer opens with {opener!r} and ends with {closer!r}")
 
 
 def _xml_parameters(before_name: str, after: str, out2: str, result: Draft) -> bool:
@@ -339,12 +367,17 @@ def _template(d: Draft) -> dict:
                              "drafted schema leaves tool_calls out")
     content: dict[str, Any] = {"content": "text"}
     if d.content_open:  # a field of its own then: text outside every region is dropped
-        content["open_pattern"] = _lit(d.content_open)
+        content["open_pattern"] = _content_openers(d)
         d.guesses.append(f"the answer has its own opener {d.content_open!r}: text outside every region is not kept")
-    if d.end:
-        content["close_pattern"] = _lit(d.end) + r"\s*"
+    closers = [_lit(x) + r"\s*" for x in (d.end, d.beside_calls[1] if d.beside_calls else "") if x]
+    if closers:
+        content["close_pattern"] = "|".join(closers)
     fields["content"] = content
     return {"version": 1, "defaults": {"role": "assistant"}, "start_anchor": d.start_anchor, "fields": fields}
+
+
+def _content_openers(d: Draft) -> str:
+    return "(?:" + _lit(d.content_open) + "|" + _lit(d.beside_calls[0]) + ")" if d.beside_calls else _lit(d.content_open)
 
 
 def _schema(d: Draft) -> dict:
@@ -363,10 +396,9 @@ def _schema(d: Draft) -> dict:
     stops = []
     if d.call is not None:
         stops += [_lit(x) for x in (d.call["section_open"], d.call["open"]) if x.strip()]
-    if d.end:
-        stops.append(_lit(d.end))
+    stops += [_lit(x) for x in (d.end, d.beside_calls[1] if d.beside_calls else "") if x]
     if d.content_open:  # the answer has an opener of its own: found wherever it is
-        props["content"] = {"type": "string", "x-regex": _lit(d.content_open) + r"\s*" + lazy + "(?:" + "|".join(stops + ["$"]) + ")"}
+        props["content"] = {"type": "string", "x-regex": _content_openers(d) + r"\s*" + lazy + "(?:" + "|".join(stops + ["$"]) + ")"}
     else:
         props["content"] = {"type": "string", "x-regex": rf"^{skip}\s*" + lazy + "(?:" + "|".join(stops + ["$"]) + ")"}
     if d.call is not None and d.arguments in ("object", "xml"):
