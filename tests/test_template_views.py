@@ -24,7 +24,7 @@ from workbench.engine.highlights import (
 )
 from workbench.engine.template import load_template, trace_response
 from workbench.engine.template.highlights import anchor_span, template_runs
-from workbench.engine.template.outline import failure_pointer, outline, spans_at
+from workbench.engine.template.outline import failure_pointer, outline, preview, spans_at
 from workbench.engine.trace_tree import MISSING
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -184,3 +184,11 @@ def test_analyze_gives_a_template_the_shared_vocabulary():
     assert anchor.prompt == [a.anchor] and a.anchor[1] == prompt.index("<think>")
     assert a.lit_at("/defaults").output == [] and a.failure() is None
     assert thinking.value is not MISSING
+
+
+def test_a_preview_is_the_values_json_cut_short_without_encoding_all_of_it():
+    calls = [{"type": "function", "function": {"name": f"f{i}", "arguments": {"i": i}}} for i in range(100_000)]
+    shown = preview(calls)
+    assert len(shown) == 60 and shown == json.dumps(calls[:3], ensure_ascii=False)[:59] + "…"
+    assert preview({"a": "é"}) == '{"a": "é"}'
+    assert preview({1j: 2}).startswith("{1j: 2}")  # not JSON: its repr, shortened

@@ -430,3 +430,37 @@ async def test_migrate_asks_before_replacing_a_template_and_refuses_a_template(t
         app.action_migrate()
         await pilot.pause()
         assert app.screen is app.main and "already a response template" in status(app)
+
+
+async def test_a_field_with_hundreds_of_regions_shows_them_a_page_at_a_time(tdir):
+    """Thousands of calls would hold every keystroke while the tree adds a row per call: a field
+    shows its regions a page at a time, a "more" row shows the next page, and f9 still reaches a
+    failing call past the first page."""
+    call = '<tool_call>\n{{"name": "f", "arguments": {{"i": {}}}}}\n</tool_call>\n'
+    calls = [call.format(i) for i in range(250)]
+    calls[230] = '<tool_call>\n{"name": "f", "arguments": {"i": }}\n</tool_call>\n'
+    (tdir / "sample_outputs" / "qwen3" / "many_calls.txt").write_text("<think>\nr\n</think>\n\n" + "".join(calls), encoding="utf-8")
+    app = template_app(tdir, "many_calls.txt")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        tree = app.main.tree
+        field = tree_node(app, lambda n: n.key == ("field", "tool_calls"))
+        field.expand()
+        await pilot.pause()
+        rows = field.children
+        # The parse stops at the broken call: the field has 231 regions.
+        assert len(rows) == 101 and rows[-1].data is None and rows[-1].label.plain.startswith("⋯ 131 more")
+        regions = field.data.children
+        assert len(regions) == 231 and [r.data for r in rows[:100]] == regions[:100]
+        tree.move_cursor(rows[-1])
+        await pilot.pause()
+        tree.action_select_cursor()
+        await pilot.pause()
+        rows = field.children
+        assert len(rows) == 201 and rows[100].data is regions[100] and rows[-1].label.plain.startswith("⋯ 31 more")
+        assert tree.cursor_node is rows[100]  # the cursor stays where the "more" row was
+        app.main.action_first_problem()
+        await pilot.pause()
+        failing = tree.cursor_node
+        assert failing.data is regions[230] and failing.data.error
+        assert failing.parent is field and field.children[-1] is failing  # shown up to it

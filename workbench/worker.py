@@ -50,6 +50,7 @@ from .engine.regexes import cut_short
 from .engine.subtree_cache import SubtreeCache
 from .engine.subtree_memo import SubtreeMemo
 from .engine.template.replay import Replay, replay
+from .engine.template.trace_types import Candidate, Dropped, Emptied, Failure, Region, TemplateTrace, TieBreak
 from .engine.trace_tree import Group, RegexMatch, TraceNode
 from .engine.versions import TEMPLATE
 from .samples import Sample, Verdict, judge, template_error, verdict_of
@@ -69,7 +70,10 @@ _NODE_FIELDS = tuple(f.name for f in dataclasses.fields(TraceNode))
 _FOUND = _NODE_FIELDS.index("found")
 _MATCHES = _NODE_FIELDS.index("_matches")
 _node_values = operator.attrgetter(*_NODE_FIELDS)
-_PLAIN = {cls: operator.attrgetter(*(f.name for f in dataclasses.fields(cls))) for cls in (RegexMatch, Group)}
+_PLAIN = {
+    cls: operator.attrgetter(*(f.name for f in dataclasses.fields(cls)))
+    for cls in (RegexMatch, Group, Region, Dropped, Candidate, TieBreak, Emptied, Failure, TemplateTrace)
+}
 
 
 def _rebuild_node(token: int, *values: Any) -> TraceNode:  # pragma: no cover - replaced on load
@@ -81,17 +85,17 @@ def _rebuild_plain(cls: type, values: tuple) -> Any:
 
 
 class _Pickler(pickle.Pickler):
-    """Pickles a reply. A trace node the UI already holds, or its value, goes as its token
-    (persistent_id); a new node gets a token and its fields, with its regex matches built
-    (``re.Match`` objects do not pickle). Dataclasses with slots pickle several times faster as a
-    constructor call than through copyreg."""
+    """Pickles a reply. With a schema trace (``nodes``), a trace node the UI already holds, or its
+    value, goes as its token (persistent_id); a new node gets a token and its fields, with its
+    regex matches built (``re.Match`` objects do not pickle). Dataclasses with slots pickle several
+    times faster as a constructor call than through copyreg."""
 
-    def __init__(self, file, table: "_NodeTable") -> None:
+    def __init__(self, file, table: "_NodeTable", nodes: bool = True) -> None:
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
         self.table = table
-        tokens, identity = table.tokens, id
-        # Called for every object pickled: kept to one dict lookup.
-        self.persistent_id = lambda obj: tokens.get(identity(obj))
+        if nodes:  # called for every object pickled (a third of a 2 MB template trace's dump): only where it can hit
+            tokens, identity = table.tokens, id
+            self.persistent_id = lambda obj: tokens.get(identity(obj))
 
     def reducer_override(self, obj: Any) -> Any:
         kind = type(obj)
@@ -171,8 +175,13 @@ class _NodeTable:
 
 def _dump(message: tuple, table: _NodeTable) -> bytes:
     buffer = io.BytesIO()
-    _Pickler(buffer, table).dump(message)
+    _Pickler(buffer, table, nodes=_has_trace(message)).dump(message)
     return buffer.getvalue()
+
+
+def _has_trace(message: tuple) -> bool:
+    """Whether a reply holds a schema trace (only those share nodes with the UI's table)."""
+    return message[0] == "analysis" and message[2].trace is not None
 
 
 def _load(data: bytes, table: _NodeTable) -> tuple:
@@ -181,8 +190,7 @@ def _load(data: bytes, table: _NodeTable) -> tuple:
 
 def _sent(message: tuple, table: _NodeTable) -> None:
     """After a reply crossed the pipe: both sides settle their tables the same way."""
-    has_trace = message[0] == "analysis" and message[2].trace is not None
-    table.settle(message[2].trace.root if has_trace else None)
+    table.settle(message[2].trace.root if _has_trace(message) else None)
 
 
 # ----- the process ------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ Spans are offsets into ``TemplateTrace.text`` (the prompt tail, then the output)
 from __future__ import annotations
 
 import json
+import reprlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,7 +51,21 @@ class OutlineNode:
     note: str | None = None  # a trap of the format: what the message does not show
     error: str | None = None  # where the parse failed
     spans: tuple = ()  # the text it stands for (buffer offsets)
-    children: list = field(default_factory=list)
+    # Builds the children on first use: a 2 MB output has thousands of regions, and their parts
+    # (opener, captures, body, values, closer) would cost more than the parse to build up front.
+    parts: Any = None
+    _children: list | None = None
+
+    @property
+    def children(self) -> list:
+        if self._children is None:
+            self._children = self.parts() if self.parts is not None else []
+            self.parts = None
+        return self._children
+
+    @children.setter
+    def children(self, value: list) -> None:
+        self._children, self.parts = value, None
 
     def walk(self):
         stack = [self]
@@ -67,10 +82,16 @@ def excerpt(text: str, limit: int = 32) -> str:
 
 
 def preview(value: Any, limit: int = 60) -> str:
+    """The value as JSON, cut at ``limit``: the encoder's lazy form stops early, so a field holding
+    thousands of calls costs no more than a short one."""
+    text = ""
     try:
-        text = json.dumps(value, ensure_ascii=False)
+        for chunk in json.JSONEncoder(ensure_ascii=False).iterencode(value):
+            text += chunk
+            if len(text) > limit:
+                break
     except (TypeError, ValueError):
-        text = repr(value)
+        text = reprlib.repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -163,7 +184,7 @@ def outline(trace: TemplateTrace) -> OutlineNode:
 def _region_node(trace: TemplateTrace, region: Region, spec: Any, emptied: bool, error: str | None) -> OutlineNode:
     name = region.field
     node = OutlineNode(("region", region.index), f"#{region.index}", join("fields", name), text=where(trace, region.span),
-                       spans=(region.span,), error=error)
+                       spans=(region.span,), error=error, parts=lambda: _region_parts(trace, region, spec))
     if region.value is not MISSING:
         node.value = region.value
     notes = []
@@ -174,7 +195,12 @@ def _region_node(trace: TemplateTrace, region: Region, spec: Any, emptied: bool,
     if region.left_open:
         notes.append("left open: the text ended before its closer")
     node.note = "; ".join(notes) or None
-    children = node.children
+    return node
+
+
+def _region_parts(trace: TemplateTrace, region: Region, spec: Any) -> list[OutlineNode]:
+    name = region.field
+    children: list[OutlineNode] = []
     if region.open is not None:
         opener = _match_node(trace, "open", "opener", region.open)
         for group in region.open.groups:
@@ -208,7 +234,7 @@ def _region_node(trace: TemplateTrace, region: Region, spec: Any, emptied: bool,
             AT_END: "none: the text ended",
         }.get(region.ended, "none: the parse stopped in it")
         children.append(OutlineNode("close", "closer", join("fields", name), text=ended))
-    return node
+    return children
 
 
 def _match_node(trace: TemplateTrace, key: str, name: str, match: RegexMatch) -> OutlineNode:

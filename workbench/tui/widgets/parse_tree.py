@@ -2,28 +2,25 @@
 
 It shows either format's tree: a response_schema's ``TraceNode``s, or a response_template's
 ``OutlineNode``s (engine/template/outline.py). Both name their key (``path``) and children; only
-the label differs."""
+the label differs.
+
+A node's children are shown a page at a time: a 2 MB output has thousands of calls, and Textual's
+Tree adds a row in about 0.1 ms, so showing them all would hold every keystroke for a third of a
+second. A dim row after the page (no data) shows the next page when selected."""
 
 from __future__ import annotations
 
-import json
+from itertools import islice
 
 from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from ...engine import MISSING, TraceNode
-from ...engine.template.outline import OutlineNode
+from ...engine.template.outline import OutlineNode, preview
 
 Identity = tuple  # the keys from the root to a node: stable across reparses of the same schema
-
-
-def _preview(value, limit: int = 60) -> str:
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+PAGE = 100  # children shown at once
 
 
 def label_for(node: TraceNode | OutlineNode) -> Text:
@@ -36,10 +33,10 @@ def label_for(node: TraceNode | OutlineNode) -> Text:
     elif node.no_match:
         label.append(f"  ∅ {node.no_match} found nothing", style="dim")
     elif node.via in ("const", "default"):
-        label.append(f"  = {_preview(node.value)}", style="cyan")
+        label.append(f"  = {preview(node.value)}", style="cyan")
         label.append(f"  ({node.via})", style="dim")
     elif node.value is not MISSING and not node.children:
-        label.append("  " + _preview(node.value), style="green")
+        label.append("  " + preview(node.value), style="green")
     found = len(node.found)  # not node.matches: that builds every match object
     if found and node.error is None:
         label.append(f"  [{found} match{'es' if found != 1 else ''}]", style="dim")
@@ -54,7 +51,7 @@ def outline_label(node: OutlineNode) -> Text:
     if node.text:
         label.append("  " + node.text, style="dim")
     if node.value is not MISSING and (not node.children or node.key is None or node.key[0] in ("field", "region")):
-        label.append("  " + _preview(node.value), style="green")
+        label.append("  " + preview(node.value), style="green")
     if node.note:
         label.append("  ⚠ " + node.note, style="bold yellow")
     return label
@@ -88,7 +85,7 @@ class ParseTree(Tree[TraceNode]):
         self.trace = root
         # Small traces open fully; large ones (thousands of tool calls) open on demand. A template's
         # fields open to their regions, and a few regions to their delimiters and values.
-        nodes = sum(1 for _ in root.walk())
+        nodes = sum(1 for _ in islice(root.walk(), 401))
         if isinstance(root, OutlineNode):
             self._open_depth = 2 if nodes <= 60 else 1 if nodes <= 400 else 0
         else:
@@ -102,14 +99,37 @@ class ParseTree(Tree[TraceNode]):
         if target is not None:
             self.call_after_refresh(self.move_cursor, target)
 
-    def _fill(self, parent: TreeNode[TraceNode]) -> None:
-        for child in parent.data.children:
+    def _fill(self, parent: TreeNode[TraceNode], upto: int = 0) -> None:
+        """Show the next page of ``parent``'s children, and more if needed to show child ``upto``."""
+        children = parent.data.children
+        rows = parent.children
+        start = len(rows) - (1 if rows and rows[-1].data is None else 0)
+        if start < len(rows):
+            rows[-1].remove()  # the "more" row: it goes after the new page
+        end = min(len(children), max(start + PAGE, upto + 1))
+        for child in children[start:end]:
             parent.add(label_for(child), data=child, allow_expand=bool(child.children))
+        if end < len(children):
+            left = len(children) - end
+            parent.add_leaf(Text(f"⋯ {left} more (enter shows {min(PAGE, left)} more)", style="dim italic"))
+
+    def _child_at(self, node: TreeNode[TraceNode], index: int) -> TreeNode[TraceNode]:
+        """The row of ``node``'s child ``index``, showing pages up to it."""
+        if index >= len(node.children) or node.children[index].data is None:
+            self._fill(node, upto=index)
+        return node.children[index]
 
     def _restore(self, node: TreeNode[TraceNode], identity: Identity, cursor: Identity):
         """Re-expand what was expanded (the root's children always); return the cursor's node."""
         found = node if identity == cursor else None
+        if cursor[: len(identity)] == identity and len(cursor) > len(identity) and node.data is not None:
+            key = cursor[len(identity)]  # the cursor's row may be past the pages shown
+            index = next((i for i, c in enumerate(node.data.children) if c.key == key), None)
+            if index is not None:
+                self._child_at(node, index)
         for child in node.children:
+            if child.data is None:
+                continue
             child_identity = identity + (child.data.key,)
             if child.allow_expand and (child_identity in self._expanded or len(child_identity) <= self._open_depth):
                 if not child.children:
@@ -126,9 +146,10 @@ class ParseTree(Tree[TraceNode]):
         while True:
             if node.data is not None and node.data.children and not node.children:
                 self._fill(node)
-            failing = next((c for c in node.children if c.data is not None and _failed(c.data)), None)
-            if failing is None:
+            index = next((i for i, c in enumerate(node.data.children) if _failed(c)), None) if node.data is not None else None
+            if index is None:
                 break
+            failing = self._child_at(node, index)
             node.expand()
             node = failing
         if node is not self.root:
@@ -140,6 +161,13 @@ class ParseTree(Tree[TraceNode]):
         if node.data is not None and not node.children:
             self._fill(node)
 
+    def on_tree_node_selected(self, event: Tree.NodeSelected[TraceNode]) -> None:
+        node = event.node
+        if node.data is None and node.parent is not None:  # the "more" row
+            parent, at = node.parent, len(node.parent.children) - 1
+            self._fill(parent)
+            self.call_after_refresh(self.move_cursor, parent.children[at])
+
     def on_tree_node_collapsed(self, event: Tree.NodeCollapsed[TraceNode]) -> None:
         self._expanded.discard(self.identity(event.node))
 
@@ -150,12 +178,18 @@ def _same_shape(shown: TreeNode[TraceNode], node: TraceNode) -> bool:
         return False
     if not shown.children:
         return True
-    if len(shown.children) != len(node.children):
+    if len(shown.data.children) != len(node.children):
         return False
     return all(
-        a.data is not None and a.data.key == b.key and a.data.path == b.path and _same_shape(a, b)
-        for a, b in zip(shown.children, node.children)
+        a.data.key == b.key and a.data.path == b.path and _same_shape(a, b)
+        for a, b in zip(_rows(shown), node.children)
     )
+
+
+def _rows(shown: TreeNode[TraceNode]) -> list[TreeNode[TraceNode]]:
+    """The rows of ``shown``'s children, without the "more" row."""
+    rows = shown.children
+    return rows[:-1] if rows and rows[-1].data is None else list(rows)
 
 
 def _relabel(shown: TreeNode[TraceNode], node: TraceNode) -> None:
@@ -163,7 +197,7 @@ def _relabel(shown: TreeNode[TraceNode], node: TraceNode) -> None:
     label = label_for(node)
     if label != shown.label:
         shown.set_label(label)
-    for a, b in zip(shown.children, node.children):
+    for a, b in zip(_rows(shown), node.children):
         _relabel(a, b)
 
 
