@@ -24,7 +24,8 @@ from workbench.engine.highlights import (
 )
 from workbench.engine.template import load_template, trace_response
 from workbench.engine.template.highlights import anchor_span, template_runs
-from workbench.engine.template.outline import failure_pointer, outline, preview, spans_at
+from workbench.engine.preview import preview
+from workbench.engine.template.outline import failure_pointer, outline, spans_at
 from workbench.engine.trace_tree import MISSING
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -459,6 +459,15 @@ async def test_a_field_with_hundreds_of_regions_shows_them_a_page_at_a_time(tdir
         rows = field.children
         assert len(rows) == 201 and rows[100].data is regions[100] and rows[-1].label.plain.startswith("⋯ 31 more")
         assert tree.cursor_node is rows[100]  # the cursor stays where the "more" row was
+        tree.move_cursor(rows[150])
+        await pilot.pause()
+        tree.trace = None  # the next tree is drawn afresh, as after an edit that changed its shape
+        tree.show(app.main.analysis.root)
+        await pilot.pause()
+        assert tree.cursor_node.data.key == regions[150].key  # its page is shown again for the cursor
+        field = tree.cursor_node.parent
+        assert len(field.children) == 201 and field.children[-1].label.plain.startswith("⋯ 31 more")  # whole pages
+        regions = field.data.children
         app.main.action_first_problem()
         await pilot.pause()
         failing = tree.cursor_node

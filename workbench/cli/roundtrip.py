@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import typer
 from rich.console import Console
@@ -19,6 +19,7 @@ from rich.table import Table
 
 from ..chat_templates import load_chat_template
 from ..engine.chat_template.roundtrip import WHY, ProbeResult
+from ..engine.preview import preview
 from ..files import InputError, WriteError, load_schema
 from ..probes import parser_of, run_probes, template_variables, write_probe_samples
 from .output import FAILED, OK, UNUSABLE, emit, say, stop
@@ -68,15 +69,10 @@ def report_table(results: list[ProbeResult]) -> str:
     table = Table("probe", "result", "differences", show_lines=False)
     for r in results:
         verdict = "round-trips" if not r.differences else "parser wrong" if r.parser_wrong else "not the parser's fault"
-        lines = [f"{WHY[d.kind]}: {d.path or '/'}" + (f" expected {_short(d.expected)}, got {_short(d.got)}" if d.path else "")
+        lines = [f"{WHY[d.kind]}: {d.path or '/'}" + (f" expected {preview(d.expected)}, got {preview(d.got)}" if d.path else "")
                  + (f" ({d.note})" if d.note else "") for d in r.differences]
         table.add_row(r.name, verdict, "\n".join(lines))
     console = Console(record=True, width=160, file=io.StringIO())  # rendered to text, printed by emit
     console.print(table)
     wrong = sum(r.parser_wrong for r in results)
     return console.export_text() + (f"{wrong} of {len(results)} probes: the parser is wrong\n" if wrong else f"{len(results)} probes: no difference is the parser's fault\n")
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -192,8 +192,8 @@ def _content_beside_calls(render, result: Draft) -> None:
     if not result.content_open or result.call is None:
         return
     message = {"role": "assistant", "content": CONTENT, "tool_calls": [_call(NAMES[0])]}
+    tools = tools_for(message)
     try:
-        tools = tools_for(message)
         output = _output(render([USER_TURN, message], tools), render([USER_TURN], tools, gen=True), result)
     except ChatTemplateError:
         return
@@ -369,7 +369,7 @@ def _template(d: Draft) -> dict:
     if d.content_open:  # a field of its own then: text outside every region is dropped
         content["open_pattern"] = _content_openers(d)
         d.guesses.append(f"the answer has its own opener {d.content_open!r}: text outside every region is not kept")
-    closers = [_lit(x) + r"\s*" for x in (d.end, d.beside_calls[1] if d.beside_calls else "") if x]
+    closers = [closer + r"\s*" for closer in _content_closers(d)]
     if closers:
         content["close_pattern"] = "|".join(closers)
     fields["content"] = content
@@ -378,6 +378,11 @@ def _template(d: Draft) -> dict:
 
 def _content_openers(d: Draft) -> str:
     return "(?:" + _lit(d.content_open) + "|" + _lit(d.beside_calls[0]) + ")" if d.beside_calls else _lit(d.content_open)
+
+
+def _content_closers(d: Draft) -> list[str]:
+    """What ends the answer: the turn's end, and where it sits beside calls, that channel's end."""
+    return [_lit(x) for x in (d.end, d.beside_calls[1] if d.beside_calls else "") if x]
 
 
 def _schema(d: Draft) -> dict:
@@ -396,7 +401,7 @@ def _schema(d: Draft) -> dict:
     stops = []
     if d.call is not None:
         stops += [_lit(x) for x in (d.call["section_open"], d.call["open"]) if x.strip()]
-    stops += [_lit(x) for x in (d.end, d.beside_calls[1] if d.beside_calls else "") if x]
+    stops += _content_closers(d)
     if d.content_open:  # the answer has an opener of its own: found wherever it is
         props["content"] = {"type": "string", "x-regex": _content_openers(d) + r"\s*" + lazy + "(?:" + "|".join(stops + ["$"]) + ")"}
     else:

@@ -16,13 +16,12 @@ Spans are offsets into ``TemplateTrace.text`` (the prompt tail, then the output)
 
 from __future__ import annotations
 
-import json
-import reprlib
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import RegexTimeout
 from ..pointer import join, split
+from ..preview import preview
 from ..trace_tree import MISSING, RegexMatch, Span
 from .highlights import field_names
 from .trace_types import AT_END, BY_OPEN, EMPTY_CLOSER, NO_IMPLICIT, UNREAD, Region, TemplateTrace
@@ -79,20 +78,6 @@ def excerpt(text: str, limit: int = 32) -> str:
     """A short quoted excerpt with line breaks shown."""
     shown = text[:limit].replace("\n", "⏎").replace("\t", "→")
     return repr(shown) + ("…" if len(text) > limit else "")
-
-
-def preview(value: Any, limit: int = 60) -> str:
-    """The value as JSON, cut at ``limit``: the encoder's lazy form stops early, so a field holding
-    thousands of calls costs no more than a short one."""
-    text = ""
-    try:
-        for chunk in json.JSONEncoder(ensure_ascii=False).iterencode(value):
-            text += chunk
-            if len(text) > limit:
-                break
-    except (TypeError, ValueError):
-        text = reprlib.repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def where(trace: TemplateTrace, span: Span) -> str:

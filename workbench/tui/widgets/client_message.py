@@ -3,22 +3,13 @@ text as streamed, and its value once region_close gave it."""
 
 from __future__ import annotations
 
-import json
-
 from rich.text import Text
 from textual.widgets import Static
 
+from ...engine.preview import preview
 from ...engine.template.replay import Part
 from ...engine.trace_tree import MISSING
 from ..palette import field_colour
-
-
-def _short(value, limit: int = 70) -> str:
-    try:
-        shown = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        shown = repr(value)
-    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
 
 
 class ClientMessage(Static):
@@ -30,14 +21,14 @@ class ClientMessage(Static):
             text.append(f"{part.field}", style=f"bold {field_colour(colours.get(part.field, -1))}")
             if part.closed:
                 text.append(" ✓ ", style="green")
-                text.append(_short(part.value if part.value is not MISSING else None), style="green")
+                text.append(preview(part.value if part.value is not MISSING else None, 70), style="green")
             else:
                 text.append(" ▌ streaming ", style="yellow")
-                text.append(_short(part.text), style="dim" if part.dirty else "")
+                text.append(preview(part.text, 70), style="dim" if part.dirty else "")
                 if part.dirty:
                     text.append("  (dirty: raw markup)", style="cyan")
             text.append("\n")
         if final is not None:
             text.append("finalize() gives ", style="bold")
-            text.append(_short(final, 400), style="green")
+            text.append(preview(final, 400), style="green")
         self.update(text)

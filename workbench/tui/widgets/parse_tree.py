@@ -17,7 +17,8 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from ...engine import MISSING, TraceNode
-from ...engine.template.outline import OutlineNode, preview
+from ...engine.preview import preview
+from ...engine.template.outline import OutlineNode
 
 Identity = tuple  # the keys from the root to a node: stable across reparses of the same schema
 PAGE = 100  # children shown at once

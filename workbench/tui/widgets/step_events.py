@@ -7,6 +7,7 @@ import json
 from rich.text import Text
 from textual.widgets import Static
 
+from ...engine.preview import preview
 from ...engine.template.replay import FEED, FINALIZE, INITIAL, Replay
 from ..palette import field_colour
 
@@ -14,14 +15,6 @@ from ..palette import field_colour
 def _quoted(text: str, limit: int = 60) -> str:
     shown = json.dumps(text[:limit], ensure_ascii=False)
     return shown + ("…" if len(text) > limit else "")
-
-
-def _value(value, limit: int = 80) -> str:
-    try:
-        shown = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        shown = repr(value)
-    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
 
 
 class StepEvents(Static):
@@ -51,7 +44,7 @@ class StepEvents(Static):
                 if event["dirty"]:
                     text.append("  dirty", style="bold cyan")
             elif kind == "region_close":
-                text.append(" → " + _value(event["value"]), style="green")
+                text.append(" → " + preview(event["value"], 80), style="green")
             text.append("\n")
         held_from = s.read
         fed_to = s.fed[1] if s.fed else held_from
@@ -60,5 +53,5 @@ class StepEvents(Static):
             text.append(_quoted(buffer[held_from:fed_to]) + ": it may start a delimiter\n", style="yellow")
         if s.call == FINALIZE and replay.message is not None:
             text.append("message ", style="bold")
-            text.append(_value(replay.message, 400), style="green")
+            text.append(preview(replay.message, 400), style="green")
         self.update(text)
