@@ -9,6 +9,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from .engine.visible import escape_surrogates
+
 
 class InputError(Exception):
     """Input the workbench cannot use; the message names the file (and line and column)."""
@@ -145,6 +147,31 @@ def _umask() -> int:
     return mask
 
 
-def dump_json(value: Any) -> str:
-    """The project's JSON style: 2-space indent, key order and non-ASCII kept."""
-    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+def dump_json(value: Any, indent: int | None = 2) -> str:
+    """The project's JSON style: 2-space indent, key order and non-ASCII kept. A lone surrogate
+    (transformers returns one for a model's ``"\\ud800"``) stays an escape: UTF-8 cannot carry it."""
+    return escape_surrogates(json.dumps(value, indent=indent, ensure_ascii=False)) + "\n"
+
+
+def check_outputs(outputs: list[str | os.PathLike], inputs: list[str | os.PathLike] = (), force: bool = False) -> None:
+    """Refuse a write plan that would lose a file: two outputs to one path, an output that is one of
+    the command's own inputs (even with ``force``), or an existing file without ``force``. Paths
+    are compared after resolving symlinks, so ``./a`` and a link to it are the same file."""
+    seen: dict[Path, str] = {}
+    ins = {_same_file_key(Path(p)) for p in inputs}
+    for out in outputs:
+        key = _same_file_key(Path(out))
+        if key in seen:
+            raise InputError(f"{out}: named twice as an output (also as {seen[key]}); nothing written")
+        seen[key] = str(out)
+        if key in ins:
+            raise InputError(f"{out}: is one of this command's inputs; refusing to write over it (nothing written)")
+        if not force and (Path(out).exists() or Path(out).is_symlink()):
+            raise InputError(f"{out}: already exists; pass --force to replace it (nothing written)")
+
+
+def _same_file_key(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path.absolute()
