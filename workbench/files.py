@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .engine.visible import escape_surrogates
+from .engine.visible import escape_json_text
 
 
 class InputError(Exception):
@@ -150,7 +150,7 @@ def _umask() -> int:
 def dump_json(value: Any, indent: int | None = 2) -> str:
     """The project's JSON style: 2-space indent, key order and non-ASCII kept. A lone surrogate
     (transformers returns one for a model's ``"\\ud800"``) stays an escape: UTF-8 cannot carry it."""
-    return escape_surrogates(json.dumps(value, indent=indent, ensure_ascii=False)) + "\n"
+    return escape_json_text(json.dumps(value, indent=indent, ensure_ascii=False)) + "\n"
 
 
 def check_outputs(outputs: list[str | os.PathLike], inputs: list[str | os.PathLike] = (), force: bool = False) -> None:

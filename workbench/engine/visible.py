@@ -28,6 +28,9 @@ LABEL_TABLE = {**_C0, **_OTHER}
 TEXT_TABLE = {k: v for k, v in LABEL_TABLE.items() if k != 10}
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# What JSON text must not carry raw: lone surrogates (UTF-8 cannot encode them) and the controls
+# json.dumps leaves as they are (C1, bidi, line separators), which a terminal would act on.
+_JSON_UNSAFE = re.compile("[\ud800-\udfff" + "".join(re.escape(chr(c)) for c in sorted(_OTHER)) + "]")
 
 
 def _surrogate(match: re.Match[str]) -> str:
@@ -42,8 +45,9 @@ def visible(text: str, keep_newlines: bool = False) -> str:
     return _SURROGATE.sub(_surrogate, shown) if _SURROGATE.search(shown) else shown
 
 
-def escape_surrogates(text: str) -> str:
-    """JSON text with each lone surrogate as its ``\\udXXX`` escape, so it encodes as UTF-8 and
-    loads back to the same value. In JSON text a lone surrogate can only stand inside a string,
-    where the escape means the same code point."""
-    return _SURROGATE.sub(_surrogate, text) if _SURROGATE.search(text) else text
+def escape_json_text(text: str) -> str:
+    """JSON text (from ``json.dumps(..., ensure_ascii=False)``) with each lone surrogate, C1,
+    bidi or line-separator character as its ``\\uXXXX`` escape: it then encodes as UTF-8, is safe
+    on a terminal, and loads back to the same value. json.dumps writes such characters only
+    inside strings, where the escape means the same code point."""
+    return _JSON_UNSAFE.sub(_surrogate, text) if _JSON_UNSAFE.search(text) else text
