@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+
 import typer
 
 from .check import check
@@ -20,6 +22,27 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+#: The distribution's name on PyPI ("workbench" there is an unrelated package).
+DISTRIBUTION = "response-parser-workbench"
+
+
+def _version(value: bool) -> None:
+    if value:
+        try:
+            version = importlib.metadata.version(DISTRIBUTION)
+        except importlib.metadata.PackageNotFoundError:  # run from a checkout that was never installed
+            version = "unknown (not installed)"
+        typer.echo(f"workbench {version} ({DISTRIBUTION})")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _options(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+) -> None:
+    """Write and debug transformers response schemas against raw model output."""
+
+
 app.command()(parse)
 app.command()(validate)
 app.command()(export)
