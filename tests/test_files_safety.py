@@ -364,3 +364,24 @@ async def test_tui_save_says_when_a_hard_link_is_broken(workdir):
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert any("hard link" in t for t in toasts), toasts
+
+
+def test_check_update_says_when_it_breaks_a_hard_link(tmp_path):
+    root = qwen3_tree(tmp_path)
+    golden = root / "sample_outputs" / "qwen3" / "call.expected.json"
+    golden.write_text('{"role": "assistant"}\n', encoding="utf-8")
+    os.link(golden, tmp_path / "elsewhere.json")
+    _, err = clean(run("check", "--update", cwd=root), 0)
+    assert "note: sample_outputs/qwen3/call.expected.json had 1 other hard link" in err and len(err.splitlines()) == 1
+    assert (tmp_path / "elsewhere.json").read_text(encoding="utf-8") == '{"role": "assistant"}\n'
+
+
+def test_migrate_force_replaces_a_read_only_out_keeping_its_mode(tmp_path):
+    root = qwen3_tree(tmp_path)
+    out = root / "out.template.json"
+    out.write_text("{}\n")
+    out.chmod(0o444)
+    _, err = clean(run("migrate", "schemas/qwen3.json", "--out", "out.template.json", cwd=root), 2)
+    assert out.read_text() == "{}\n"
+    run("migrate", "schemas/qwen3.json", "--out", "out.template.json", "--force", cwd=root)
+    assert json.loads(out.read_text())["version"] == 1 and stat.S_IMODE(out.stat().st_mode) == 0o444
