@@ -385,3 +385,17 @@ def test_migrate_force_replaces_a_read_only_out_keeping_its_mode(tmp_path):
     assert out.read_text() == "{}\n"
     run("migrate", "schemas/qwen3.json", "--out", "out.template.json", "--force", cwd=root)
     assert json.loads(out.read_text())["version"] == 1 and stat.S_IMODE(out.stat().st_mode) == 0o444
+
+
+def test_check_update_does_not_remove_a_read_only_golden_of_the_other_kind(tmp_path):
+    root = qwen3_tree(tmp_path)
+    folder = root / "sample_outputs" / "qwen3"
+    (folder / "call.expected.json").unlink()
+    error_golden = folder / "call.expected-error.txt"
+    error_golden.write_text("some error\n")
+    error_golden.chmod(0o444)
+    _, err = clean(run("check", "--update", cwd=root), 1)
+    assert "call.expected-error.txt: is read-only" in err and "--force" in err
+    assert error_golden.read_text() == "some error\n" and not (folder / "call.expected.json").exists()
+    clean(run("check", "--update", "--force", cwd=root), 0)
+    assert not error_golden.exists() and (folder / "call.expected.json").exists()

@@ -16,7 +16,7 @@ from typing import Any
 from .engine import errors, validate
 from .engine.template import load_template
 from .engine.versions import SCHEMA, TEMPLATE
-from .files import InputError, ReadOnlyError, WriteError, atomic_write, dump_json, load_schema
+from .files import InputError, ReadOnlyError, WriteError, atomic_write, dump_json, load_schema, read_only_mode
 from .samples import MATCHES, Sample, is_sample_file, judge, load, parser_files
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -148,6 +148,10 @@ def update_goldens(samples_dir: str | Path, results: list[FamilyResult], force: 
                 target, text, other = value_path, dump_json(case.value), error_path
             else:
                 target, text, other = error_path, error_phrase(case.error) + "\n", value_path
+            if not force and read_only_mode(other) is not None:
+                done.refused.append(f"{other}: is read-only (mode {read_only_mode(other)}), and writing {target.name} "
+                                    "would remove it; left as it is (pass --force to replace it)")
+                continue
             try:
                 done.notices += atomic_write(target, text, allow_read_only=force)
                 other.unlink(missing_ok=True)

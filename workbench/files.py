@@ -181,14 +181,21 @@ def _write_path(target: Path, notices: list[str]) -> Path:
     return real
 
 
-def _refuse_read_only(target: Path, real: Path, allow: bool) -> None:
-    # Mode bits, not os.access: root may write anything, but a 0444 file still says "keep me".
+def read_only_mode(path: str | os.PathLike) -> str | None:
+    """``path``'s mode as ``ls`` shows it when it is a read-only file (its owner may not write
+    it), else None. Mode bits, not os.access: root may write anything, but a 0444 file still
+    says "keep me"."""
     try:
-        info = real.stat()
+        info = os.stat(path)
     except OSError:
-        return
-    if stat.S_ISREG(info.st_mode) and not info.st_mode & stat.S_IWUSR and not allow:
-        raise ReadOnlyError(f"{target}: is read-only (mode {stat.filemode(info.st_mode)})")
+        return None
+    return stat.filemode(info.st_mode) if stat.S_ISREG(info.st_mode) and not info.st_mode & stat.S_IWUSR else None
+
+
+def _refuse_read_only(target: Path, real: Path, allow: bool) -> None:
+    mode = read_only_mode(real)
+    if mode is not None and not allow:
+        raise ReadOnlyError(f"{target}: is read-only (mode {mode})")
 
 
 def _stage(path: Path, text: str, named: Path | None = None, staged: list | None = None, notices: list[str] | None = None) -> str:
