@@ -8,6 +8,7 @@ prompts the template parses with (samples.py). A family is checked in each forma
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,10 +16,12 @@ from typing import Any
 from .engine import errors, validate
 from .engine.template import load_template
 from .engine.versions import SCHEMA, TEMPLATE
-from .files import InputError, atomic_write, dump_json, load_schema
+from .files import InputError, ReadOnlyError, WriteError, atomic_write, dump_json, load_schema, read_only_mode
 from .samples import MATCHES, Sample, is_sample_file, judge, load, parser_files
 
-PASS, FAIL, NO_GOLDEN = "pass", "fail", "no golden"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+PASS, FAIL, NO_GOLDEN, BAD_GOLDEN = "pass", "fail", "no golden", "unreadable golden"
 
 # Phrases that transformers' messages and ours share, for error goldens written by --update.
 _SHARED_PHRASES = ("could not parse its contents as JSON", "are missing from parsed output", "not a valid integer: ''")
@@ -31,6 +34,7 @@ class CaseResult:
     difference: str = ""
     value: Any = None
     error: str | None = None
+    sample_unreadable: bool = False  # the sample itself could not be read: no result to keep
 
 
 @dataclass
@@ -100,8 +104,10 @@ def check_case(path: Path, parser: Any) -> CaseResult:
     try:
         sample = load(path)
     except InputError as exc:
-        return CaseResult(path.stem, FAIL, str(exc))
+        return CaseResult(path.stem, FAIL, str(exc), sample_unreadable=True)
     verdict = judge(sample, parser)
+    if verdict.golden_problem:
+        return CaseResult(path.stem, BAD_GOLDEN, verdict.golden_problem, verdict.value, verdict.error)
     if verdict.status == MATCHES:
         return CaseResult(path.stem, PASS, "", verdict.value, verdict.error)
     if not verdict.golden:
@@ -110,25 +116,61 @@ def check_case(path: Path, parser: Any) -> CaseResult:
     return CaseResult(path.stem, FAIL, verdict.detail, verdict.value, verdict.error)
 
 
-def update_goldens(samples_dir: str | Path, results: list[FamilyResult]) -> list[Path]:
-    """Write each failing or missing golden from the current result. For maintainers only."""
-    written = []
+@dataclass
+class Update:
+    """What ``update_goldens`` did: goldens written, goldens left alone (with why), and notices
+    from the writes (a hard link broken, a link written through)."""
+
+    written: list[Path] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+
+
+def update_goldens(samples_dir: str | Path, results: list[FamilyResult], force: bool = False) -> Update:
+    """Write each failing or missing golden from the current result. For maintainers only.
+
+    A golden that cannot be read (a merge's conflict markers, JSON cut short) or is read-only is
+    left alone unless ``force``: it is not "missing", and what it held may be wanted."""
+    done = Update()
     for family in results:
         for case in family.cases:
             if case.status == PASS:
                 continue
+            if case.sample_unreadable:
+                done.refused.append(f"{case.difference}; no golden written")
+                continue
+            if case.status == BAD_GOLDEN and not force:
+                done.refused.append(f"{case.difference}; left as it is (pass --force to replace it)")
+                continue
             sample = Sample(Path(samples_dir) / family.family / f"{case.case}.txt", "")
             value_path, error_path = sample.expected_value_path(family.format), sample.expected_error_path(family.format)
             if case.error is None:
-                atomic_write(value_path, dump_json(case.value))
-                error_path.unlink(missing_ok=True)
-                written.append(value_path)
+                target, text, other = value_path, dump_json(case.value), error_path
             else:
-                phrase = next((p for p in _SHARED_PHRASES if p.lower() in case.error.lower()), case.error.split(": ", 1)[-1][:80])
-                atomic_write(error_path, phrase + "\n")
-                value_path.unlink(missing_ok=True)
-                written.append(error_path)
-    return written
+                target, text, other = error_path, error_phrase(case.error) + "\n", value_path
+            if not force and read_only_mode(other) is not None:
+                done.refused.append(f"{other}: is read-only (mode {read_only_mode(other)}), and writing {target.name} "
+                                    "would remove it; left as it is (pass --force to replace it)")
+                continue
+            try:
+                done.notices += atomic_write(target, text, allow_read_only=force)
+                other.unlink(missing_ok=True)
+            except ReadOnlyError as exc:
+                done.refused.append(f"{exc}; left as it is (pass --force to replace it)")
+                continue
+            except OSError as exc:
+                done.refused.append(f"{target}: {exc.strerror or exc}" if not isinstance(exc, WriteError) else str(exc))
+                continue
+            done.written.append(target)
+    return done
+
+
+def error_phrase(error: str) -> str:
+    """The part of an error message an error golden keeps: a phrase transformers' message and ours
+    share, else the message's last part. It is matched as a substring, so it stops before a lone
+    surrogate (a value's, which a UTF-8 file cannot hold)."""
+    phrase = next((p for p in _SHARED_PHRASES if p.lower() in error.lower()), error.split(": ", 1)[-1][:80])
+    return _SURROGATE.split(phrase, 1)[0]
 
 
 def as_json(results: list[FamilyResult]) -> list[dict]:

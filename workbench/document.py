@@ -48,6 +48,7 @@ class SchemaDocument:
     path: Path | None
     saved_text: str
     stamp: tuple[int, int] | None = None
+    notices: tuple[str, ...] = ()  # from the last save: a hard link broken, a link written through
 
     @classmethod
     def open(cls, path: str | os.PathLike | None) -> "SchemaDocument":
@@ -73,11 +74,13 @@ class SchemaDocument:
         """Whether quitting now would lose something the user typed."""
         return text != self.saved_text
 
-    def save(self, text: str, path: str | os.PathLike | None = None) -> Path:
+    def save(self, text: str, path: str | os.PathLike | None = None, allow_read_only: bool = False) -> Path:
+        """Write ``text`` atomically. A read-only file raises ``files.ReadOnlyError`` (nothing
+        written) unless ``allow_read_only``; what the user may not expect is in ``notices``."""
         target = Path(path) if path is not None else self.path
         if target is None:
             raise ValueError("no file name yet")
-        atomic_write(target, text)
+        self.notices = tuple(atomic_write(target, text, allow_read_only=allow_read_only))
         self.path, self.saved_text, self.stamp = target, text, _stamp(target)
         return target
 

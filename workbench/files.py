@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import stat
 import tempfile
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -70,61 +74,214 @@ class WriteError(OSError):
     temporary file beside it. Nothing of the new text reached that file."""
 
 
-def atomic_write(path: str | os.PathLike, text: str) -> None:
-    """Write the whole text or nothing: a temporary file beside the target, then a rename."""
-    atomic_write_all([(path, text)])
+class ReadOnlyError(WriteError):
+    """The file to replace is read-only (its owner has no write permission): someone meant it to
+    stay as it is. Nothing was written; pass ``allow_read_only=True`` to replace it anyway."""
 
 
-def atomic_write_all(files: list[tuple[str | os.PathLike, str]]) -> None:
+# Signals that end the process by default while a file is being staged: each is turned into an
+# exception for the duration of the write, so the cleanup that Ctrl+C (KeyboardInterrupt) gets
+# removes the temporary files too; the signal is then delivered again to the handler it had.
+_CLEANUP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+class _Signalled(BaseException):
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def atomic_write(path: str | os.PathLike, text: str, *, allow_read_only: bool = False) -> list[str]:
+    """Write the whole text or nothing: a temporary file beside the target, then a rename.
+    Returns notices to show the user (see ``atomic_write_all``)."""
+    return atomic_write_all([(path, text)], allow_read_only=allow_read_only)
+
+
+def atomic_write_all(files: list[tuple[str | os.PathLike, str]], *, allow_read_only: bool = False) -> list[str]:
     """Write several files all or nothing, as far as the file system allows: every temporary file
     is written and flushed (where a full disk or a missing permission shows) before the first
-    rename, so a failure leaves every target as it was."""
-    staged: list[tuple[str, Path]] = []
+    rename, so a failure leaves every target as it was.
+
+    A file replaced keeps its mode, owner and group (the owner where the process may set it). A
+    read-only target raises ReadOnlyError before anything is written, unless ``allow_read_only``.
+    A symbolic link is written through (its target is replaced; the link stays). Returns one
+    sentence per thing the user may not expect: a hard link broken (the file's other names keep
+    the old text), a link written through, an owner that could not be kept. SIGTERM and SIGHUP
+    during the write remove the temporary files before the process ends as the signal says."""
+    plan = [(Path(target), text) for target, text in files]
+    notices: list[str] = []
+    resolved = [(target, _write_path(target, notices)) for target, _ in plan]
+    for target, real in resolved:
+        _refuse_read_only(target, real, allow_read_only)
+    staged: list[tuple[str, Path, Path]] = []  # (temporary file, what the user named, what is replaced)
+    with _cleanup_on_signals():
+        try:
+            for (target, text), (_, real) in zip(plan, resolved):
+                _stage(real, text, target, staged, notices)
+            for tmp, target, real in staged:
+                try:
+                    os.replace(tmp, real)
+                except OSError as exc:
+                    raise WriteError(f"{target}: cannot write: {_reason(exc)}") from None
+        except BaseException:
+            for tmp, _, _ in staged:
+                try:
+                    os.unlink(tmp)
+                except FileNotFoundError:
+                    pass
+            raise
+    return notices
+
+
+@contextmanager
+def _cleanup_on_signals():
+    """SIGTERM and SIGHUP raise inside the block (main thread only: elsewhere Python cannot set
+    handlers), and once the block has cleaned up, the signal is delivered to its old handler."""
+    if not _CLEANUP_SIGNALS or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def raise_signalled(signum, frame):
+        raise _Signalled(signum)
+
+    previous = {}
     try:
-        for target, text in files:
-            target = Path(target)
-            staged.append((_stage(target, text), target))
-        for tmp, target in staged:
-            try:
-                os.replace(tmp, target)
-            except OSError as exc:
-                raise WriteError(f"{target}: cannot write: {_reason(exc)}") from None
-    except BaseException:
-        for tmp, _ in staged:
+        for signum in _CLEANUP_SIGNALS:
+            if signal.getsignal(signum) is signal.SIG_IGN:
+                continue  # ignored (nohup): it must stay harmless here too
+            previous[signum] = signal.signal(signum, raise_signalled)
+    except (ValueError, OSError):  # not settable here (an embedding host): write without
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        yield
+        return
+    try:
+        yield
+    except _Signalled as exc:
+        _restore(previous)
+        # Now with the temporary files gone: end (or do) what the signal would have done.
+        os.kill(os.getpid(), exc.signum)
+        raise WriteError(f"stopped by {signal.Signals(exc.signum).name}") from None
+    finally:
+        _restore(previous)
+
+
+def _restore(previous: dict) -> None:
+    for signum, handler in previous.items():
+        signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
+
+
+def _write_path(target: Path, notices: list[str]) -> Path:
+    """The file a write to ``target`` replaces: ``target`` itself, or for a symbolic link the file
+    it points to (so the link survives and keeps pointing at the new text)."""
+    if not target.is_symlink():
+        return target
+    real = Path(os.path.realpath(target))
+    notices.append(f"{target} is a symbolic link: wrote through it to {real} (the link is kept)")
+    return real
+
+
+def read_only_mode(path: str | os.PathLike) -> str | None:
+    """``path``'s mode as ``ls`` shows it when it is a read-only file (its owner may not write
+    it), else None. Mode bits, not os.access: root may write anything, but a 0444 file still
+    says "keep me"."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return stat.filemode(info.st_mode) if stat.S_ISREG(info.st_mode) and not info.st_mode & stat.S_IWUSR else None
+
+
+def _refuse_read_only(target: Path, real: Path, allow: bool) -> None:
+    mode = read_only_mode(real)
+    if mode is not None and not allow:
+        raise ReadOnlyError(f"{target}: is read-only (mode {mode})")
+
+
+def _stage(path: Path, text: str, named: Path | None = None, staged: list | None = None, notices: list[str] | None = None) -> str:
+    """The text in a temporary file beside ``path``, with the mode, owner and group ``path`` has
+    (or, for a new file, the mode any other program would give it). ``named`` is the path the user
+    gave, for messages; the temporary file is added to ``staged`` as soon as it exists."""
+    named = named if named is not None else path
+    notices = notices if notices is not None else []
+    if path.is_dir():
+        raise WriteError(f"{named}: is a folder, not a file")
+    if not path.parent.is_dir():
+        raise WriteError(f"{named}: no such folder {path.parent}")
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise WriteError(
+            f"{named}: cannot write: the text holds a character UTF-8 cannot carry "
+            f"(U+{ord(text[exc.start]):04X} at offset {exc.start})"
+        ) from None
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise WriteError(f"{named}: cannot write: {_reason(exc)}") from None
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise WriteError(f"{named}: cannot write: {_reason(exc)}") from None
+    if staged is not None:
+        staged.append((tmp, named, path))
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if info is None:
+            # mkstemp makes the file private (0600); a new file gets the mode any other program
+            # would give it (0666 less the umask).
+            os.chmod(tmp, 0o666 & ~_umask())
+        else:
+            _keep_owner(tmp, info, named, notices)
+            # After chown, which clears set-user-ID and set-group-ID bits.
+            os.chmod(tmp, info.st_mode & 0o7777)
+            if info.st_nlink > 1:
+                notices.append(
+                    f"{named} had {info.st_nlink - 1} other hard link{'s' if info.st_nlink > 2 else ''}: "
+                    "it was replaced by a new file, so those names still show the old text"
+                )
+    except BaseException as exc:
+        if staged is None or (tmp, named, path) not in staged:
             try:
                 os.unlink(tmp)
             except FileNotFoundError:
                 pass
-        raise
-
-
-def _stage(path: Path, text: str) -> str:
-    """The text in a temporary file beside ``path``, with the mode ``path`` should end up with."""
-    if path.is_dir():
-        raise WriteError(f"{path}: is a folder, not a file")
-    if not path.parent.is_dir():
-        raise WriteError(f"{path}: no such folder {path.parent}")
-    try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as exc:
-        raise WriteError(f"{path}: cannot write: {_reason(exc)}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        # mkstemp makes the file private (0600); the result should have the mode the target had,
-        # or for a new file the one any other program would give it (0666 less the umask).
-        os.chmod(tmp, path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~_umask())
-    except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         if isinstance(exc, OSError):
-            raise WriteError(f"{path}: cannot write: {_reason(exc)}") from None
+            raise WriteError(f"{named}: cannot write: {_reason(exc)}") from None
         raise
     return tmp
+
+
+def _keep_owner(tmp: str, info: os.stat_result, named: Path, notices: list[str]) -> None:
+    """Give the temporary file the replaced file's owner and group, so the readers it had keep it.
+    Only root may give a file away; others keep the group when they belong to it."""
+    if not hasattr(os, "chown"):
+        return
+    mine = os.stat(tmp)
+    if (mine.st_uid, mine.st_gid) == (info.st_uid, info.st_gid):
+        return
+    try:
+        os.chown(tmp, info.st_uid, info.st_gid)
+        return
+    except PermissionError:
+        pass
+    kept_group = False
+    try:
+        os.chown(tmp, -1, info.st_gid)
+        kept_group = True
+    except PermissionError:
+        pass
+    if mine.st_uid != info.st_uid or not kept_group:
+        what = "owner" if kept_group else ("owner and group" if mine.st_uid != info.st_uid else "group")
+        notices.append(
+            f"{named}: could not keep its {what} (uid {info.st_uid}, gid {info.st_gid}); "
+            f"the new file belongs to uid {mine.st_uid}, gid {os.stat(tmp).st_gid}"
+        )
 
 
 def _reason(exc: OSError) -> str:

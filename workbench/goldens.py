@@ -6,6 +6,7 @@ what the golden says and writes it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +15,9 @@ from .engine.template import TemplateTrace
 from .engine.versions import TEMPLATE
 from .files import atomic_write, dump_json
 from .samples import Sample
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class NoGolden(Exception):
@@ -39,14 +43,15 @@ class Golden:
     def write(self) -> str:
         """Write it atomically and remove the other kind (a sample has one golden: the other would
         contradict this one). Returns what was done; raises OSError naming the file."""
-        atomic_write(self.target, self.text)
+        notices = atomic_write(self.target, self.text)
+        said = "".join(f"; {notice}" for notice in notices)
         try:
             self.other.unlink()
         except FileNotFoundError:
-            return f"Wrote {self.target}"
+            return f"Wrote {self.target}{said}"
         except OSError as exc:
             raise OSError(f"wrote {self.target}, but could not remove {self.other}: {exc.strerror}") from None
-        return f"Wrote {self.target} and removed {self.other.name}"
+        return f"Wrote {self.target} and removed {self.other.name}{said}"
 
 
 def golden_of(sample: Sample, result: Trace | TemplateTrace) -> Golden:
@@ -67,4 +72,8 @@ def golden_of(sample: Sample, result: Trace | TemplateTrace) -> Golden:
         fmt = None
     if message is None:
         return Golden(sample.expected_value_path(fmt), dump_json(value), sample.expected_error_path(fmt))
+    # Matched as a substring: it stops before a lone surrogate (a value's), which UTF-8 cannot hold.
+    message = _SURROGATE.split(message, 1)[0]
+    if not message.strip():
+        raise NoGolden("the error's message is nothing a file can hold")
     return Golden(sample.expected_error_path(fmt), message + "\n", sample.expected_value_path(fmt))

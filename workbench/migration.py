@@ -45,6 +45,7 @@ class MigrationRun:
     written: bool = False
     comparisons: list[SampleComparison] = field(default_factory=list)
     samples_given: bool = True
+    notices: list[str] = field(default_factory=list)  # from the write: a hard link broken, a link written through
 
     @property
     def code(self) -> int:
@@ -122,15 +123,18 @@ def unescape(text: str) -> str:
     return text.replace("\\\\", "\x00").replace("\\n", "\n").replace("\\r", "\r").replace("\\t", "\t").replace("\x00", "\\")
 
 
-def run(schema: Any, cases: list[Case], anchor: Any, anchor_source: str, out: Path) -> MigrationRun:
+def run(
+    schema: Any, cases: list[Case], anchor: Any, anchor_source: str, out: Path, allow_read_only: bool = False
+) -> MigrationRun:
     """Translate ``schema`` (already valid), write the template to ``out`` and compare on ``cases``.
-    Raises ``files.WriteError`` (nothing written) when ``out`` cannot be written."""
+    Raises ``files.WriteError`` (nothing written) when ``out`` cannot be written, ``ReadOnlyError``
+    when it is read-only and ``allow_read_only`` is not given."""
     result = MigrationRun(out, anchor, anchor_source, translate(schema, anchor), samples_given=bool(cases))
     template = result.migration.template
     if template is None:
         return result
     load_template(template)  # never write what transformers would reject when it loads it
-    atomic_write(out, dump_json(template))
+    result.notices = atomic_write(out, dump_json(template), allow_read_only=allow_read_only)
     result.written = True
     result.comparisons = [compare_sample(c.name, c.text, schema, template, c.prompt) for c in cases]
     return result

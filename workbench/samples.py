@@ -10,6 +10,7 @@ for the family's response template, ``<case>.template.expected.json`` or
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from .engine import ParseFailure, parse_response
 from .engine import template as template_engine
 from .engine.formats import format_of
 from .engine.versions import SCHEMA, TEMPLATE
-from .files import InputError, read_sample
+from .files import InputError, parse_schema_text, read_sample, read_text
 
 ERROR_SUFFIX = ".expected-error.txt"
 EXPECTED_SUFFIX = ".expected.json"
@@ -115,6 +116,7 @@ class Verdict:
     value: Any = None  # the parsed message, when it parses
     error: str | None = None  # the failure, when it fails
     golden: bool = False  # whether the sample has a golden to compare with
+    golden_problem: str | None = None  # the golden is there but unusable (file:line: why)
 
     @property
     def good(self) -> bool:
@@ -122,16 +124,33 @@ class Verdict:
 
 
 def expected_of(sample: Sample, fmt: str | None = None) -> tuple[str, Any] | None:
-    """("value", message) or ("error", phrase) from the sample's golden for format ``fmt``, or None."""
+    """("value", message) or ("error", phrase) from the sample's golden for format ``fmt``, or None
+    when it has none. A golden that is there but cannot be used (not UTF-8, not JSON, cut short,
+    git conflict markers, an empty phrase) raises InputError naming the file and line: taken
+    for "no golden", ``check --update`` would write over it."""
     value_path, error_path = sample.expected_value_path(fmt), sample.expected_error_path(fmt)
-    try:
-        if value_path.is_file():
-            return "value", json.loads(value_path.read_text(encoding="utf-8"))
-        if error_path.is_file():
-            return "error", error_path.read_text(encoding="utf-8").strip()
-    except (OSError, ValueError):
-        return None
+    if value_path.exists() or value_path.is_symlink():
+        text = read_text(value_path, "golden")
+        _no_conflict_markers(value_path, text)
+        return "value", parse_schema_text(text, str(value_path))
+    if error_path.exists() or error_path.is_symlink():
+        text = read_text(error_path, "golden")
+        _no_conflict_markers(error_path, text)
+        phrase = text.strip()
+        if not phrase:
+            raise InputError(f"{error_path}:1: empty golden: it would match any error")
+        return "error", phrase
     return None
+
+
+_CONFLICT = re.compile(r"^(?:<{7}|={7}|>{7})(?: |$)", re.MULTILINE)
+
+
+def _no_conflict_markers(path: Path, text: str) -> None:
+    found = _CONFLICT.search(text)
+    if found:
+        line = text.count("\n", 0, found.start()) + 1
+        raise InputError(f"{path}:{line}: git conflict marker {found.group().strip()!r}: resolve the merge first")
 
 
 def judge(sample: Sample, parser: Any, *, time_limit: float = 2.0) -> Verdict:
@@ -163,7 +182,11 @@ def verdict_of(sample: Sample, value: Any, error: Exception | None, fmt: str | N
     """The verdict on one outcome of a parse (its value, or its error) against the sample's golden.
     The TUI judges the sample it shows from the very trace it draws, so bar and tree agree."""
     verdict = Verdict(PARSES, value=value) if error is None else Verdict(FAILS, str(error), error=str(error))
-    expected = expected_of(sample, fmt)
+    try:
+        expected = expected_of(sample, fmt)
+    except InputError as exc:
+        verdict.status, verdict.detail, verdict.golden, verdict.golden_problem = DIFFERS, f"unreadable golden: {exc}", True, str(exc)
+        return verdict
     if expected is None:
         return verdict
     verdict.golden = True

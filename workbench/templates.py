@@ -44,6 +44,7 @@ class PromptDocument:
     text: str
     error: str | None = None  # why the prompt file could not be read (the prompt is then "")
     stamp: tuple | None = None  # the prompt files as read: which one, and its mtime
+    notices: tuple[str, ...] = ()  # from the last save: a hard link broken, a link written through
 
     @classmethod
     def of(cls, sample: Sample) -> "PromptDocument":
@@ -72,9 +73,10 @@ class PromptDocument:
             return f"{self.source.name} (the folder's)"
         return self.source.name
 
-    def save(self) -> Path:
-        """Write the text to ``<case>.prompt.txt`` atomically; it is then this sample's prompt."""
-        atomic_write(self.target, self.text)
+    def save(self, allow_read_only: bool = False) -> Path:
+        """Write the text to ``<case>.prompt.txt`` atomically; it is then this sample's prompt. A
+        read-only file raises ``files.ReadOnlyError`` unless ``allow_read_only``."""
+        self.notices = tuple(atomic_write(self.target, self.text, allow_read_only=allow_read_only))
         self.source, self.saved_text = self.target, self.text
         self.stamp = (_stamp_of(self.target), _stamp_of(self.target.with_name(DEFAULT_PROMPT)))
         return self.target

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
@@ -10,12 +9,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..check import NO_GOLDEN, PASS, as_json, check as run_check, update_goldens
+from ..check import BAD_GOLDEN, NO_GOLDEN, PASS, as_json, check as run_check, update_goldens
 from ..engine.versions import SCHEMA, TEMPLATE
-from ..files import InputError
+from ..engine.visible import visible
+from ..files import InputError, dump_json
 from ..samples import first_difference
 from ..linearity import MAX_GROWTH, as_json as linear_json, check_linear
-from .output import FAILED, OK, UNUSABLE, emit, stop
+from .output import FAILED, OK, UNUSABLE, emit, emit_line, say, stop
 
 
 def check(
@@ -24,6 +24,9 @@ def check(
     as_json_output: bool = typer.Option(False, "--json", help="Print the results as JSON."),
     update: bool = typer.Option(False, "--update", help="Show the differences, then write goldens from the current results."),
     family: list[str] = typer.Option([], "--family", "-f", help="Only this family (repeatable)."),
+    force: bool = typer.Option(
+        False, "--force", help="With --update: also replace goldens that cannot be read (conflict markers, cut short) or are read-only."
+    ),
     linear: bool = typer.Option(
         False, "--linear", help="Instead, check linear time: each sample with 200,000 whitespace characters "
         "inserted at each token boundary, and repeated to 2 MB, parses within the time limit and ~linearly."
@@ -34,15 +37,22 @@ def check(
     if linear:
         if update:
             raise stop("error: --update writes goldens; it does not go with --linear", UNUSABLE)
+    if force and not update:
+        raise stop("error: --force goes with --update (it lets it replace unreadable or read-only goldens)", UNUSABLE)
         results = _gather(check_linear, schemas_dir, samples_dir, family)
         _show(results, as_json_output, linear_json, _print_linear_table)
         raise typer.Exit(OK if results and all(r.ok for r in results) else FAILED)
     results = _gather(run_check, schemas_dir, samples_dir, family)
     _show(results, as_json_output, as_json, _print_table)
     if update:
-        for path in update_goldens(samples_dir, results):
-            emit(f"wrote {path}\n")
-        raise typer.Exit(OK)
+        done = update_goldens(samples_dir, results, force=force)
+        for notice in done.notices:
+            say(f"note: {notice}")
+        for path in done.written:
+            emit_line(f"wrote {path}")
+        for why in done.refused:
+            say(f"error: {why}")
+        raise typer.Exit(FAILED if done.refused else OK)
     raise typer.Exit(OK if results and all(r.ok for r in results) else FAILED)
 
 
@@ -58,7 +68,10 @@ def _print_table(results) -> None:
     for family, formats in by_family.items():
         schema, template = formats.get(SCHEMA), formats.get(TEMPLATE)
         problems = [f"{label}: {first}" for label, r in (("schema", schema), ("template", template)) if r and (first := _first_problem(r))]
-        table.add_row(family, _cell(schema), _cell(template), escape("; ".join(problems)), escape(_disagreement(schema, template)))
+        table.add_row(
+            escape(visible(family)), _cell(schema), _cell(template),
+            escape(visible("; ".join(problems))), escape(visible(_disagreement(schema, template))),
+        )
     console.print(table)
     for fmt, label in ((SCHEMA, "schemas"), (TEMPLATE, "templates")):
         checked = [r for r in results if r.format == fmt]
@@ -74,7 +87,7 @@ def _cell(result) -> str:
     if result.ok:
         return f"[green]pass[/] {result.passed}/{len(result.cases)}"
     first = next(c for c in result.cases if c.status != PASS)
-    word = "[yellow]no golden[/]" if first.status == NO_GOLDEN else "[red]fail[/]"
+    word = {NO_GOLDEN: "[yellow]no golden[/]", BAD_GOLDEN: "[red]bad golden[/]"}.get(first.status, "[red]fail[/]")
     return f"{word} {result.passed}/{len(result.cases)}"
 
 
@@ -120,7 +133,7 @@ def _gather(run, schemas_dir: Path, samples_dir: Path, family: list[str]) -> lis
 
 def _show(results: list, as_json_output: bool, to_json, print_table) -> None:
     if as_json_output:
-        emit(json.dumps(to_json(results), indent=2, ensure_ascii=False) + "\n")
+        emit(dump_json(to_json(results)))
     else:
         print_table(results)
 
@@ -133,13 +146,13 @@ def _print_linear_table(results) -> None:
     for r in results:
         fmt = "template" if r.format == TEMPLATE else "schema"
         if r.problem:
-            table.add_row(r.family, fmt, "-", "[red]error[/]", escape(r.problem), "", "")
+            table.add_row(escape(visible(r.family)), fmt, "-", "[red]error[/]", escape(visible(r.problem)), "", "")
             continue
         w = r.worst
         verdict = "[green]pass[/]" if r.ok else f"[red]fail[/] ({len(r.failures)} inputs)"
         table.add_row(
-            r.family, fmt, str(r.inputs), verdict,
-            escape(f"{w.case}: {w.variant} {w.kind}, {w.where}") if w else "",  # [TOOL_CALLS] is no markup
+            escape(visible(r.family)), fmt, str(r.inputs), verdict,
+            escape(visible(f"{w.case}: {w.variant} {w.kind}, {w.where}")) if w else "",  # [TOOL_CALLS] is no markup
             "timeout" if w and w.timed_out else (f"{w.seconds:.3f} s" if w else ""),
             f"{w.growth:.1f}x" if w and w.growth is not None else "-",
         )

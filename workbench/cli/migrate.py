@@ -20,10 +20,10 @@ from ..engine import validate as validate_schema
 from ..engine.formats import format_of
 from ..engine.migrate import ABSENT, header_of
 from ..engine.versions import TEMPLATE
-from ..files import InputError, WriteError, load_schema, read_text
+from ..files import InputError, ReadOnlyError, WriteError, dump_json, load_schema, read_text
 from ..migration import Case, MigrationRun, anchor_from, cases_of, run, unescape
 from ..samples import discover, load
-from .output import UNUSABLE, emit, say, stop
+from .output import UNUSABLE, emit, emit_line, say, stop
 
 NO_ANCHOR = (
     "cannot tell where the assistant's message begins in the prompt (the template's start_anchor): "
@@ -57,13 +57,18 @@ def migrate(
     cases = _samples(schema, samples)
     anchor, source = _anchor(start_anchor, prefix_file, cases)
     try:
-        result = run(value, cases, anchor, source, out)
+        result = run(value, cases, anchor, source, out, allow_read_only=force)
+    except ReadOnlyError as exc:
+        raise stop(f"error: {exc}; nothing was written (pass --force to replace it)", UNUSABLE)
     except WriteError as exc:
         raise stop(f"error: {exc}; nothing was written", UNUSABLE)
+    for notice in result.notices:
+        say(f"note: {notice}")
     if as_json:
-        emit(json.dumps(_report(schema, result), indent=2, ensure_ascii=False) + "\n")
+        emit(dump_json(_report(schema, result)))
     else:
-        emit("".join(line + "\n" for line in result.lines()))
+        for line in result.lines():
+            emit_line(line)
     raise typer.Exit(result.code)
 
 

@@ -80,7 +80,7 @@ def parse_with_template(
     except Exception as exc:
         raise stop(f"error: {sample}: at {step}: {type(exc).__name__}: {exc}", FAILED)
     _events("finalize", events)
-    emit(json.dumps({"step": "message", "message": message}, ensure_ascii=False) + "\n")
+    emit(dump_json({"step": "message", "message": message}, indent=None))
 
 
 def _events(step: str, events: list, chunk: str | None = None) -> None:
@@ -89,7 +89,7 @@ def _events(step: str, events: list, chunk: str | None = None) -> None:
     if chunk is not None:
         line["chunk"] = chunk
     line["events"] = events
-    emit(json.dumps(line, ensure_ascii=False) + "\n")
+    emit(dump_json(line, indent=None))
 
 
 def describe_prompt(source: str) -> None:

@@ -13,7 +13,7 @@ from ..engine.template import load_template
 from ..engine.template.slow_delimiters import slow_delimiters
 from ..engine.versions import TEMPLATE, schema_releases, template_releases
 from ..files import InputError, parse_schema_text, read_text
-from .output import FAILED, OK, UNUSABLE, emit, stop
+from .output import FAILED, OK, UNUSABLE, emit, emit_line, stop
 
 
 def validate(schema: Path = typer.Argument(..., help="The response schema or response template (JSON).")) -> None:
@@ -31,7 +31,7 @@ def validate(schema: Path = typer.Argument(..., help="The response schema or res
         _validate_template(schema, value)
     problems = validate_schema(value)
     for problem in problems:
-        emit(f"{schema}: {problem}\n")
+        emit_line(f"{schema}: {problem}")
     if errors(problems):
         raise typer.Exit(FAILED)
     emit("ok\n" if not problems else f"ok ({len(problems)} warning{'s' if len(problems) > 1 else ''})\n")
@@ -46,11 +46,11 @@ def _validate_template(path: Path, value) -> None:
     try:
         load_template(value)
     except ValueError as exc:
-        emit(f"{path}: error {exc}\n")
+        emit_line(f"{path}: error {exc}")
         raise typer.Exit(FAILED)
     warnings = [Problem(pointer, WARNING, why) for pointer, why in slow_delimiters(value)]
     for problem in warnings:
-        emit(f"{path}: {problem}\n")
+        emit_line(f"{path}: {problem}")
     emit("ok\n" if not warnings else f"ok ({len(warnings)} warning{'s' if len(warnings) > 1 else ''})\n")
     _releases(path, template_releases(value))
     raise typer.Exit(OK)
@@ -58,4 +58,4 @@ def _validate_template(path: Path, value) -> None:
 
 def _releases(path: Path, releases) -> None:
     for line in releases.describe():
-        emit(f"{path}: {line}\n")
+        emit_line(f"{path}: {line}")

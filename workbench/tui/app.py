@@ -15,7 +15,8 @@ from textual.worker import WorkerState
 from ..document import SchemaDocument
 from ..engine.versions import TEMPLATE
 from ..engine.export import export_to
-from ..files import InputError
+from ..engine.visible import visible
+from ..files import InputError, ReadOnlyError
 from ..goldens import Golden, NoGolden, golden_of
 from ..migration import anchor_from, cases_of, schema_to_migrate, unescape
 from ..samples import Sample
@@ -184,13 +185,29 @@ class WorkbenchApp(App):
         noun = self.main.noun
         self.push_screen(PromptScreen(f"Save the {noun} as:", f"{noun}.json"), chosen)
 
-    def _save(self, path: Path) -> None:
+    def _save(self, path: Path, allow_read_only: bool = False) -> None:
         try:
-            written = self.document.save(self.main.editor.text, path)
+            written = self.document.save(self.main.editor.text, path, allow_read_only=allow_read_only)
+        except ReadOnlyError:
+            self._ask_read_only(path, partial(self._save, path, allow_read_only=True))
+            return
         except OSError as exc:
             self._error(f"Could not save: {exc}")
             return
         self.main.saved(written)
+        for notice in self.document.notices:
+            self.notify(visible(notice), timeout=10, markup=False)
+
+    def _ask_read_only(self, path: Path, replace: Callable[[], None]) -> None:
+        """A read-only file is replaced only once the user says so (nothing was written yet)."""
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                replace()
+            else:
+                self.main.status.say(f"Not saved: {path} is read-only")
+
+        self.push_screen(ConfirmScreen(f"{path} is read-only. Replace it anyway?", "Replace"), answered)
 
     def action_save_prompt(self) -> None:
         """Write the open sample's prompt to its <case>.prompt.txt (asking before replacing one)."""
@@ -200,13 +217,18 @@ class WorkbenchApp(App):
             return
         prompt = main.prompt
 
-        def write(target: Path) -> None:
+        def write(target: Path, allow_read_only: bool = False) -> None:
             try:
-                written = prompt.save()
+                written = prompt.save(allow_read_only=allow_read_only)
+            except ReadOnlyError:
+                self._ask_read_only(target, partial(write, target, allow_read_only=True))
+                return
             except OSError as exc:
                 self._error(f"Could not save the prompt: {exc}")
                 return
             main.prompt_saved(written)
+            for notice in prompt.notices:
+                self.notify(visible(notice), timeout=10, markup=False)
 
         self._write_after_asking(prompt.target, "saved", write)
 
