@@ -29,8 +29,8 @@ TEXT_TABLE = {k: v for k, v in LABEL_TABLE.items() if k != 10}
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # What JSON text must not carry raw: lone surrogates (UTF-8 cannot encode them) and the controls
-# json.dumps leaves as they are (C1, bidi, line separators), which a terminal would act on.
-_JSON_UNSAFE = re.compile("[\ud800-\udfff" + "".join(re.escape(chr(c)) for c in sorted(_OTHER)) + "]")
+# json.dumps leaves as they are (DEL, C1, bidi, line separators), which a terminal would act on.
+_JSON_UNSAFE = re.compile("[\ud800-\udfff\x7f" + "".join(re.escape(chr(c)) for c in sorted(_OTHER)) + "]")
 
 
 def _surrogate(match: re.Match[str]) -> str:
