@@ -8,6 +8,8 @@ from textual.containers import Grid
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label
 
+from ..plain import plain
+
 
 class ConfirmScreen(ModalScreen[bool]):
     BINDINGS = [
@@ -24,7 +26,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Grid(classes="dialog"):
-            yield Label(self.question, classes="question")
+            yield Label(plain(self.question, keep_newlines=True), classes="question")
             yield Button(self.yes, variant="error", id="yes")
             yield Button(self.no, variant="primary", id="no")
 

@@ -9,7 +9,9 @@ from textual.widgets import Static
 from ...engine.preview import preview
 from ...engine.template.replay import Part
 from ...engine.trace_tree import MISSING
+from ...engine.visible import visible
 from ..palette import field_colour
+from ..plain import shown
 
 
 class ClientMessage(Static):
@@ -18,7 +20,7 @@ class ClientMessage(Static):
         if not parts:
             text.append("nothing yet", style="dim")
         for part in parts:
-            text.append(f"{part.field}", style=f"bold {field_colour(colours.get(part.field, -1))}")
+            text.append(visible(str(part.field)), style=f"bold {field_colour(colours.get(part.field, -1))}")
             if part.closed:
                 text.append(" ✓ ", style="green")
                 text.append(preview(part.value if part.value is not MISSING else None, 70), style="green")
@@ -31,4 +33,4 @@ class ClientMessage(Static):
         if final is not None:
             text.append("finalize() gives ", style="bold")
             text.append(preview(final, 400), style="green")
-        self.update(text)
+        self.update(shown(text))  # field names and values from the files
