@@ -1,6 +1,6 @@
-"""The TUI against hostile files, driven with Pilot: what comes from a file is shown as plain text
-with its control characters as symbols (never markup, never an escape sequence the terminal would
-act on)."""
+"""The TUI against hostile files and hurried keys, driven with Pilot: what comes from a file is shown
+as plain text with its control characters as symbols (never markup, never an escape sequence the
+terminal would act on), and no dialog's arrow keys lead to the destructive answer by wrapping."""
 
 from __future__ import annotations
 
@@ -9,12 +9,16 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
 from tui_helpers import ROOT, SIZE, make_app, move_to, settle
 
 from workbench.document import SchemaDocument
 from workbench.samples import discover, load
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.screens.confirm import ConfirmScreen
+from workbench.tui.screens.help import HelpScreen
+from workbench.tui.screens.migration import MigrationScreen
+from workbench.tui.screens.prompt import PromptScreen
 from workbench.tui.screens.stream import StreamScreen
 
 MARKUP_NAME = '[a="].txt'
@@ -79,6 +83,130 @@ async def dirty_main(pilot, app) -> None:
     move_to(app.main.editor, '"assistant', after=True)
     await pilot.press("Z")
     assert app.main.dirty
+
+
+# ----- finding 1: dialogs ---------------------------------------------------------------------
+
+
+async def test_quit_dialog_right_then_enter_keeps_working(workdir):
+    app = make_app(workdir)
+    async with app.run_test(size=SIZE) as pilot:
+        await dirty_main(pilot, app)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmScreen) and dialog.focused.id == "no"
+        await pilot.press("right")  # used to wrap round to Quit
+        assert dialog.focused.id == "no"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.is_running and app.screen is app.main and app.main.dirty
+        # Left is a deliberate move onto Quit, and does not wrap round either.
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        await pilot.press("left", "left")
+        assert app.screen.focused.id == "yes"
+        await pilot.press("right", "right", "enter")
+        await pilot.pause()
+        assert app.is_running and app.main.dirty
+        # Quit's own key quits.
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        await pilot.press("q")
+        await pilot.pause()
+    assert not app.is_running
+    assert "assistantZ" not in (workdir / "schemas" / "qwen3.json").read_text()
+
+
+async def test_reload_dialog_right_then_enter_keeps_the_edits(workdir):
+    app = make_app(workdir)
+    path = workdir / "schemas" / "qwen3.json"
+    async with app.run_test(size=SIZE) as pilot:
+        await dirty_main(pilot, app)
+        path.write_text(path.read_text().replace('"assistant"', '"from-disk"'))
+        app._check_disk()
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmScreen) and dialog.focused.id == "no"
+        await pilot.press("right", "enter")  # used to land on Reload
+        await settle(pilot, app)
+        assert app.screen is app.main
+        assert "assistantZ" in app.main.editor.text and app.main.dirty
+
+
+@pytest.mark.parametrize("key", ["escape", "n", "enter", "right"])
+async def test_confirm_dialog_never_destroys_on_a_key_meant_for_no(workdir, key):
+    app = make_app(workdir)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        answers = []
+        app.push_screen(ConfirmScreen("Replace it?", "Replace"), answers.append)
+        await pilot.pause()
+        await pilot.press(key)
+        await pilot.pause()
+        if app.screen is not app.main:  # a move, not an answer: Enter answers with the focused button
+            await pilot.press("enter")
+            await pilot.pause()
+        assert answers == [False]
+
+
+@pytest.mark.parametrize("keys", [["y"], ["r"], ["left", "enter"], ["tab", "enter"]])
+async def test_confirm_dialog_destroys_only_by_its_own_key_or_a_move(workdir, keys):
+    app = make_app(workdir)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        answers = []
+        app.push_screen(ConfirmScreen("Replace it?", "Replace"), answers.append)
+        await pilot.pause()
+        await pilot.press(*keys)
+        await pilot.pause()
+        assert answers == [True]
+
+
+async def test_confirm_dialog_names_its_keys(workdir):
+    app = make_app(workdir)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        app.push_screen(ConfirmScreen("Reload it?", "Reload", "Keep mine"))
+        await pilot.pause()
+        text = assert_safe(app)
+        assert "r: Reload" in text and "Escape: Keep mine" in text
+
+
+async def test_migration_dialog_arrows_do_not_wrap(workdir):
+    app = make_app(workdir)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        app.action_migrate()
+        await settle(pilot, app)
+        dialog = app.screen
+        assert isinstance(dialog, MigrationScreen) and dialog.focused.id == "open"
+        await pilot.press("left")  # the first button: stays
+        assert dialog.focused.id == "open"
+        await pilot.press("right", "right")  # the last button: stays
+        assert dialog.focused.id == "close"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is app.main and "qwen3.template.json" not in app.main.editor.border_title
+
+
+async def test_prompt_and_help_dialogs_cancel_with_escape(workdir):
+    app = make_app(workdir)
+    async with app.run_test(size=SIZE) as pilot:
+        await dirty_main(pilot, app)
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert isinstance(app.screen, PromptScreen)
+        await pilot.press("left", "right", "escape")  # the arrows move in the answer, nothing else
+        await pilot.pause()
+        assert app.screen is app.main
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        assert_safe(app)
+        await pilot.press("left", "right", "escape")
+        await pilot.pause()
+        assert app.screen is app.main and app.is_running and app.main.dirty
 
 
 # ----- finding 2: markup in names and keys ----------------------------------------------------

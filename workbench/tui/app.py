@@ -141,7 +141,8 @@ class WorkbenchApp(App):
         keys = [(b.key, b.description) for b in bindings if b.description]
         keys += [("ctrl+s in the prompt pane", "save the prompt as <case>.prompt.txt (templates)"),
                  ("ctrl+p", "command palette (also: save as, write result as golden, clear / revert / save the prompt)"),
-                 ("tab / shift+tab", "move between panes"), ("left / right", "move between a dialog's buttons")]
+                 ("tab / shift+tab", "move between panes"), ("left / right", "move between a dialog's buttons (stopping at the ends)"),
+                 ("escape / n", "a dialog's safe answer (focused at first); its other answer: its first letter (q Quit, r Reload) or y")]
         stream = [(b.key, b.description) for b in StreamScreen.BINDINGS if b.description]
         self.push_screen(HelpScreen(keys, stream))
 

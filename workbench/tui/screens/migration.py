@@ -18,13 +18,15 @@ from textual.worker import Worker, WorkerState
 from ...files import WriteError
 from ...migration import Case, MigrationRun, run
 from ..plain import plain
+from .confirm import move_between_buttons
 
 
 class MigrationScreen(ModalScreen[bool]):
     BINDINGS = [
         Binding("escape", "dismiss(False)", "Close"),
-        Binding("left", "app.focus_previous", "Previous button", show=False),
-        Binding("right", "app.focus_next", "Next button", show=False),
+        # Between the buttons, stopping at the ends (as in every dialog).
+        Binding("left", "move(-1)", "Previous button", show=False),
+        Binding("right", "move(1)", "Next button", show=False),
     ]
 
     def __init__(self, schema: Any, cases: list[Case], anchor: Any, anchor_source: str, out: Path) -> None:
@@ -72,6 +74,9 @@ class MigrationScreen(ModalScreen[bool]):
         opener.disabled = not result.written
         if result.written:
             opener.focus()
+
+    def action_move(self, step: int) -> None:
+        move_between_buttons(self, step)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "open")
