@@ -15,13 +15,12 @@ from textual.worker import WorkerState
 
 from ..document import SchemaDocument
 from ..engine.versions import TEMPLATE
-from ..engine.visible import visible
 from ..engine.export import export_to
 from ..files import InputError
 from ..goldens import Golden, NoGolden, golden_of
 from ..migration import anchor_from, cases_of, schema_to_migrate, unescape
 from ..samples import Sample
-from .plain import markup_safe
+from .plain import markup_safe, visible
 from .screens.confirm import ConfirmScreen
 from .screens.help import HelpScreen
 from .screens.main import WorkbenchScreen

@@ -15,11 +15,20 @@ import re
 from rich.text import Text
 from textual.markup import escape
 
-from ..engine.visible import LABEL_TABLE, TEXT_TABLE, visible
+from ..engine import visible as _visible
+from ..engine.visible import LABEL_TABLE, TEXT_TABLE
 
 # What ``visible`` changes: a Text without any of these is shown as it is (the common case, cheap).
 _UNSAFE = re.compile("[" + "".join(re.escape(chr(c)) for c in sorted(LABEL_TABLE)) + "\ud800-\udfff]")
 _UNSAFE_KEEPING_NEWLINES = re.compile("[" + "".join(re.escape(chr(c)) for c in sorted(LABEL_TABLE) if c != 10) + "\ud800-\udfff]")
+
+
+def visible(text: str, keep_newlines: bool = False) -> str:
+    """engine.visible.visible, returning ``text`` itself when nothing in it needs showing (the
+    common case: a search costs a tenth of the translation, and tree labels are made by the
+    hundred on every keystroke)."""
+    unsafe = _UNSAFE_KEEPING_NEWLINES if keep_newlines else _UNSAFE
+    return _visible.visible(text, keep_newlines) if unsafe.search(text) else text
 
 
 def plain(text: str, style: str = "", keep_newlines: bool = False) -> Text:

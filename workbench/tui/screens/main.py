@@ -37,12 +37,11 @@ from ...engine.pointer import display
 from ...engine.schema_positions import SchemaPositions, schema_node_of
 from ...engine.subtree_memo import SubtreeMemo
 from ...engine.versions import SCHEMA, TEMPLATE
-from ...engine.visible import visible
 from ...samples import FAILS, Sample, Verdict
 from ...templates import PromptDocument
 from ...worker import AnalysisClient
 from ..palette import style_for
-from ..plain import plain, shown
+from ..plain import plain, shown, visible
 from ..widgets.parse_tree import ParseTree
 from ..widgets.problem_list import ProblemList
 from ..widgets.prompt_editor import PromptEditor

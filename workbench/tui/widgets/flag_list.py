@@ -8,8 +8,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from ...engine.template.replay import DIFFERENCE, DIRTY, LATE_CLOSE, LEAK, SHOWN_THEN_OVERWRITTEN, Flag
-from ...engine.visible import visible
-from ..plain import shown
+from ..plain import shown, visible
 
 _STYLE = {LEAK: "bold red", DIFFERENCE: "bold red", LATE_CLOSE: "yellow", DIRTY: "cyan", SHOWN_THEN_OVERWRITTEN: "yellow"}
 

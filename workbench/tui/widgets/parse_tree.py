@@ -19,8 +19,7 @@ from textual.widgets.tree import TreeNode
 from ...engine import MISSING, TraceNode
 from ...engine.preview import preview
 from ...engine.template.outline import OutlineNode
-from ...engine.visible import visible
-from ..plain import shown
+from ..plain import shown, visible
 
 Identity = tuple  # the keys from the root to a node: stable across reparses of the same schema
 PAGE = 100  # children shown at once

@@ -10,8 +10,7 @@ from textual.widgets.option_list import Option
 from ...analysis import NOTE
 from ...engine import ERROR, Problem
 from ...engine.pointer import display
-from ...engine.visible import visible
-from ..plain import plain, shown
+from ..plain import plain, shown, visible
 
 
 class ProblemList(OptionList):

@@ -6,8 +6,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ...samples import DIFFERS, FAILS, MATCHES, PARSES, Verdict
-from ...engine.visible import visible
-from ..plain import shown
+from ..plain import shown, visible
 
 _MARK = {PARSES: ("✓", "green"), MATCHES: ("✓✓", "bold green"), FAILS: ("✗", "red"), DIFFERS: ("≠", "bold red")}
 

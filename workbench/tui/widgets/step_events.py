@@ -9,9 +9,8 @@ from textual.widgets import Static
 
 from ...engine.preview import preview
 from ...engine.template.replay import FEED, FINALIZE, INITIAL, Replay
-from ...engine.visible import visible
 from ..palette import field_colour
-from ..plain import shown
+from ..plain import shown, visible
 
 
 def _quoted(text: str, limit: int = 60) -> str:
