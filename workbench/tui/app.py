@@ -9,6 +9,7 @@ from typing import Any, Callable, Iterable
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.worker import WorkerState
 
@@ -20,6 +21,7 @@ from ..files import InputError, ReadOnlyError
 from ..goldens import Golden, NoGolden, golden_of
 from ..migration import anchor_from, cases_of, schema_to_migrate, unescape
 from ..samples import Sample
+from .plain import markup_safe, visible
 from .screens.confirm import ConfirmScreen
 from .screens.help import HelpScreen
 from .screens.main import WorkbenchScreen
@@ -81,6 +83,13 @@ class WorkbenchApp(App):
             return True  # reading help is no reason to refuse to quit
         return self.screen is self.main
 
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None,
+               markup: bool = False) -> None:
+        """A toast, as plain text: the workbench's toasts name files and quote errors, so they are
+        never read as markup (Textual's default) and their control characters are shown as symbols."""
+        super().notify(visible(str(message), keep_newlines=True), title=visible(title), severity=severity,
+                       timeout=timeout, markup=False)
+
     def _error(self, message: str) -> None:
         """An error the user must see until they act: in the status line, not only a toast."""
         self.main.status.say(message, "error")
@@ -108,7 +117,8 @@ class WorkbenchApp(App):
         if noun == "template":
             yield SystemCommand("Streaming view", "Replay the output in chunks, event by event, with what a client suffers (ctrl+t)",
                                 main.action_stream)
-            yield SystemCommand("Save prompt", f"Write this sample's prompt to {main.prompt.target.name} (ctrl+s in the prompt pane)",
+            # The palette reads help texts as markup: the file name is escaped.
+            yield SystemCommand("Save prompt", f"Write this sample's prompt to {markup_safe(main.prompt.target.name)} (ctrl+s in the prompt pane)",
                                 self.action_save_prompt)
             yield SystemCommand("Clear prompt", 'Parse with an empty prompt (prefix=""); ctrl+z in the prompt pane brings it back',
                                 lambda: main.set_prompt(""))
@@ -131,7 +141,8 @@ class WorkbenchApp(App):
         keys = [(b.key, b.description) for b in bindings if b.description]
         keys += [("ctrl+s in the prompt pane", "save the prompt as <case>.prompt.txt (templates)"),
                  ("ctrl+p", "command palette (also: save as, write result as golden, clear / revert / save the prompt)"),
-                 ("tab / shift+tab", "move between panes"), ("left / right", "move between a dialog's buttons")]
+                 ("tab / shift+tab", "move between panes"), ("left / right", "move between a dialog's buttons (stopping at the ends)"),
+                 ("escape / n", "a dialog's safe answer (focused at first); its other answer: its first letter (q Quit, r Reload) or y")]
         stream = [(b.key, b.description) for b in StreamScreen.BINDINGS if b.description]
         self.push_screen(HelpScreen(keys, stream))
 

@@ -41,6 +41,7 @@ from ...samples import FAILS, Sample, Verdict
 from ...templates import PromptDocument
 from ...worker import AnalysisClient
 from ..palette import style_for
+from ..plain import plain, shown, visible
 from ..widgets.parse_tree import ParseTree
 from ..widgets.problem_list import ProblemList
 from ..widgets.prompt_editor import PromptEditor
@@ -276,7 +277,7 @@ class WorkbenchScreen(Screen):
             tree.border_title = "Parse tree"
             tree.remove_class("-stale")
             self.raw.set_runs(analysis.runs)
-            self.raw.border_subtitle = self._legend(analysis)
+            self.raw.border_subtitle = shown(self._legend(analysis), keep_newlines=False)  # field names
             if analysis.template_trace is not None:
                 found = analysis.template_trace
                 self.prompt_editor.show_result(analysis.prompt or "", analysis.prompt_runs, found.prefix_tail_start, analysis.anchor)
@@ -316,7 +317,7 @@ class WorkbenchScreen(Screen):
         legend = Text()
         for i, name in enumerate(analysis.fields):
             legend.append("■ ", style=field_colour(i))
-            legend.append(f"{name}  ")
+            legend.append(f"{visible(name)}  ")
         if analysis.template_trace is None:
             legend.append("plain: unmatched", style="dim")
             return legend
@@ -344,8 +345,8 @@ class WorkbenchScreen(Screen):
             more = f" (+{len(a.errors) - 1} more)" if len(a.errors) > 1 else ""
             self.status.say(f"{self.noun.capitalize()} error at {display(first.path)}: {first.message}{more}", "error")
         elif failure is not None:
-            text = Text(failure.lead, style="bold")
-            text.append(failure.message)
+            text = Text(visible(failure.lead), style="bold")
+            text.append(visible(failure.message))
             if failure.input is not None:
                 text.append(f"\n  input: {failure.input!r}{'…' if failure.cut else ''}", style="dim")
             self.status.say(text, "error")
@@ -362,7 +363,7 @@ class WorkbenchScreen(Screen):
     # ----- samples ------------------------------------------------------------------------
     def _show_sample(self) -> None:
         self.raw.set_text(self.sample.text)
-        self.raw.border_title = f"Raw output · {self.sample.name}"
+        self.raw.border_title = plain(f"Raw output · {self.sample.name}")
         if self.format == TEMPLATE:
             self.prompt_editor.load(self.prompt.text)
             self._update_prompt_title()
@@ -548,8 +549,8 @@ class WorkbenchScreen(Screen):
     def _update_title(self) -> None:
         mark = " ●" if self.dirty else ""
         kind = "Template" if self.format == TEMPLATE else "Schema"
-        self.editor.border_title = f"{kind} · {self.document.name}{mark}"
-        self.app.sub_title = f"{self.document.name}{mark}"
+        self.editor.border_title = plain(f"{kind} · {self.document.name}{mark}")
+        self.app.sub_title = visible(f"{self.document.name}{mark}")
 
     def saved(self, path: Path) -> None:
         self._update_title()
@@ -573,12 +574,12 @@ class WorkbenchScreen(Screen):
 
 def _lit_text(lit: Lit) -> Text:
     """What an editor position produced, listed: which match, where, and the start of its text."""
-    text = Text(lit.title, style="bold")
+    text = Text(visible(lit.title), style="bold")
     for label, where, excerpt, cut in lit.items:
         if where is None:
-            text.append(f"  · {label} (in rewritten text)", style="dim")
+            text.append(f"  · {visible(label)} (in rewritten text)", style="dim")
             continue
-        text.append(f"  · {label} {where} ")
+        text.append(f"  · {visible(label)} {where} ")
         text.append(repr(excerpt) + ("…" if cut else ""), style="green")
     if lit.more:
         text.append(f"  · +{lit.more} more", style="dim")

@@ -7,7 +7,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -18,13 +17,16 @@ from textual.worker import Worker, WorkerState
 
 from ...files import WriteError
 from ...migration import Case, MigrationRun, run
+from ..plain import plain
+from .confirm import move_between_buttons
 
 
 class MigrationScreen(ModalScreen[bool]):
     BINDINGS = [
         Binding("escape", "dismiss(False)", "Close"),
-        Binding("left", "app.focus_previous", "Previous button", show=False),
-        Binding("right", "app.focus_next", "Next button", show=False),
+        # Between the buttons, stopping at the ends (as in every dialog).
+        Binding("left", "move(-1)", "Previous button", show=False),
+        Binding("right", "move(1)", "Next button", show=False),
     ]
 
     def __init__(self, schema: Any, cases: list[Case], anchor: Any, anchor_source: str, out: Path) -> None:
@@ -36,7 +38,7 @@ class MigrationScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(f"Migrating to {self.out} and comparing on {self.cases} samples…", id="verdict", classes="question")
+            yield Label(plain(f"Migrating to {self.out} and comparing on {self.cases} samples…"), id="verdict", classes="question")
             with VerticalScroll(id="report"):
                 yield Static(id="lines")
             with Horizontal(id="buttons"):
@@ -55,23 +57,26 @@ class MigrationScreen(ModalScreen[bool]):
         if event.state == WorkerState.ERROR:
             error = event.worker.error
             why = str(error) if isinstance(error, WriteError) else f"{type(error).__name__}: {error}"
-            verdict.update(Text(f"Nothing written: {why}", style="bold red"))
+            verdict.update(plain(f"Nothing written: {why}", style="bold red"))
             return
         self.result = result = event.worker.result
         if not result.written:
-            verdict.update(Text("No template written: nothing in the schema could be translated", style="bold red"))
+            verdict.update(plain("No template written: nothing in the schema could be translated", style="bold red"))
         elif result.code == 0:
-            verdict.update(Text(f"Wrote {self.out}: everything translated, every sample agrees", style="bold green"))
+            verdict.update(plain(f"Wrote {self.out}: everything translated, every sample agrees", style="bold green"))
         else:
             untranslated = len(result.migration.untranslatable)
             differ = sum(not c.agrees for c in result.comparisons)
-            verdict.update(Text(f"Wrote {self.out}: {untranslated} keys not translated, {differ} of "
-                                f"{len(result.comparisons)} samples differ (below)", style="bold yellow"))
-        self.query_one("#lines", Static).update(Text("\n".join(result.lines())))
+            verdict.update(plain(f"Wrote {self.out}: {untranslated} keys not translated, {differ} of "
+                                 f"{len(result.comparisons)} samples differ (below)", style="bold yellow"))
+        self.query_one("#lines", Static).update(plain("\n".join(result.lines()), keep_newlines=True))
         opener = self.query_one("#open", Button)
         opener.disabled = not result.written
         if result.written:
             opener.focus()
+
+    def action_move(self, step: int) -> None:
+        move_between_buttons(self, step)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "open")

@@ -8,6 +8,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
+from ..plain import plain
+
 
 class PromptScreen(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
@@ -18,7 +20,7 @@ class PromptScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.question, classes="question")
+            yield Label(plain(self.question, keep_newlines=True), classes="question")
             yield Input(self.value, id="answer")
             yield Label("Enter to confirm, Escape to cancel", classes="hint")
 

@@ -23,6 +23,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from ...engine.highlights import BODY, BODY_ALT, DELIMITER, FLAGGED, HELD, NO_FIELD, UNFED, Paint, flatten
 from ...engine.template.replay import FINALIZE, Replay, assemble
 from ...worker import AnalysisClient
+from ..plain import plain
 from ..widgets.client_message import ClientMessage
 from ..widgets.flag_list import FlagList
 from ..widgets.raw_view import RawView
@@ -75,7 +76,7 @@ class StreamScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static(id="stream-title")
         raw = RawView(id="stream-raw")
-        raw.border_title = f"Output · {self.source.sample_name}"
+        raw.border_title = plain(f"Output · {self.source.sample_name}")
         yield raw
         with Horizontal(id="stream-panes"):
             with VerticalScroll(id="stream-events") as events:
@@ -190,16 +191,16 @@ class StreamScreen(Screen):
         title.set_class(error, "-error")
         replay = self.replay
         if replay is None or note is not None:
-            title.update(f"Streaming replay · {self.source.sample_name} · {note or ''}")
+            title.update(plain(f"Streaming replay · {self.source.sample_name} · {note or ''}"))
             return
         current = replay.steps[self.step]
         chunk = f"chunk {replay.chunk}" + (f" (raised from {replay.asked}: at most 20,000 feeds)" if replay.chunk != replay.asked else "")
         same = "streamed = one-shot ✓" if replay.same_as_oneshot else "streamed ≠ one-shot"
         flags = len(replay.flags)
-        title.update(
+        title.update(plain(
             f"Streaming replay · {self.source.sample_name} · {chunk} · call {self.step}/{len(replay.steps) - 1} "
             f"({current.call}) · {flags} flag{'s' if flags != 1 else ''} · {same}"
-        )
+        ))
 
     # ----- keys -----------------------------------------------------------------------------------
     def action_step(self, delta: int) -> None:

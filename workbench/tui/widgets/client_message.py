@@ -10,6 +10,7 @@ from ...engine.preview import preview
 from ...engine.template.replay import Part
 from ...engine.trace_tree import MISSING
 from ..palette import field_colour
+from ..plain import shown, visible
 
 
 class ClientMessage(Static):
@@ -18,7 +19,7 @@ class ClientMessage(Static):
         if not parts:
             text.append("nothing yet", style="dim")
         for part in parts:
-            text.append(f"{part.field}", style=f"bold {field_colour(colours.get(part.field, -1))}")
+            text.append(visible(str(part.field)), style=f"bold {field_colour(colours.get(part.field, -1))}")
             if part.closed:
                 text.append(" ✓ ", style="green")
                 text.append(preview(part.value if part.value is not MISSING else None, 70), style="green")
@@ -31,4 +32,4 @@ class ClientMessage(Static):
         if final is not None:
             text.append("finalize() gives ", style="bold")
             text.append(preview(final, 400), style="green")
-        self.update(text)
+        self.update(shown(text))  # field names and values from the files

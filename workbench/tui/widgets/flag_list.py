@@ -8,6 +8,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from ...engine.template.replay import DIFFERENCE, DIRTY, LATE_CLOSE, LEAK, SHOWN_THEN_OVERWRITTEN, Flag
+from ..plain import shown, visible
 
 _STYLE = {LEAK: "bold red", DIFFERENCE: "bold red", LATE_CLOSE: "yellow", DIRTY: "cyan", SHOWN_THEN_OVERWRITTEN: "yellow"}
 
@@ -42,8 +43,8 @@ class FlagList(OptionList):
             label = Text("▶ " if flag.step == step else "  ", style="bold")
             label.append(f"{flag.step:>4} ", style="dim")
             label.append(f"{flag.kind:<11}", style=_STYLE.get(flag.kind, "bold") if reached else "dim")
-            label.append(" " + flag.message, style="" if reached else "dim")
-            self.add_option(Option(label))
+            label.append(" " + visible(flag.message), style="" if reached else "dim")
+            self.add_option(Option(shown(label, keep_newlines=False)))  # messages quote the output
         if highlighted is not None and highlighted < len(flags):
             self.highlighted = highlighted
 

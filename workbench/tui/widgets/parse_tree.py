@@ -19,25 +19,31 @@ from textual.widgets.tree import TreeNode
 from ...engine import MISSING, TraceNode
 from ...engine.preview import preview
 from ...engine.template.outline import OutlineNode
+from ..plain import shown, visible
 
 Identity = tuple  # the keys from the root to a node: stable across reparses of the same schema
 PAGE = 100  # children shown at once
 
 
 def label_for(node: TraceNode | OutlineNode) -> Text:
-    if isinstance(node, OutlineNode):
-        return outline_label(node)
+    """A tree line: keys, values and errors come from the files, so their control characters are
+    shown as symbols (and a lone surrogate as its escape), one line."""
+    return shown(outline_label(node) if isinstance(node, OutlineNode) else schema_label(node), keep_newlines=False)
+
+
+def schema_label(node: TraceNode) -> Text:
+    """A schema tree line: its key, ✗ where the parse failed, ∅ for no match, its value, matches."""
     name = "message" if node.key is None and not node.path else str(node.key if node.key is not None else node.path)
-    label = Text(name, style="bold")
+    label = Text(visible(name), style="bold")
     if node.error is not None:
-        label.append("  ✗ " + node.error.splitlines()[0][:120], style="bold red")
+        label.append("  ✗ " + visible(node.error.splitlines()[0][:120]), style="bold red")
     elif node.no_match:
-        label.append(f"  ∅ {node.no_match} found nothing", style="dim")
+        label.append(f"  ∅ {visible(node.no_match)} found nothing", style="dim")
     elif node.via in ("const", "default"):
-        label.append(f"  = {preview(node.value)}", style="cyan")
+        label.append(f"  = {visible(preview(node.value))}", style="cyan")
         label.append(f"  ({node.via})", style="dim")
     elif node.value is not MISSING and not node.children:
-        label.append("  " + preview(node.value), style="green")
+        label.append("  " + visible(preview(node.value)), style="green")
     found = len(node.found)  # not node.matches: that builds every match object
     if found and node.error is None:
         label.append(f"  [{found} match{'es' if found != 1 else ''}]", style="dim")
@@ -46,15 +52,15 @@ def label_for(node: TraceNode | OutlineNode) -> Text:
 
 def outline_label(node: OutlineNode) -> Text:
     """A template tree line: name, ✗ where the parse failed, what it is, its value, and a trap."""
-    label = Text(node.name, style="bold")
+    label = Text(visible(node.name), style="bold")
     if node.error is not None:
-        label.append("  ✗ " + node.error.splitlines()[0][:120], style="bold red")
+        label.append("  ✗ " + visible(node.error.splitlines()[0][:120]), style="bold red")
     if node.text:
-        label.append("  " + node.text, style="dim")
+        label.append("  " + visible(node.text), style="dim")
     if node.value is not MISSING and (not node.children or node.key is None or node.key[0] in ("field", "region")):
-        label.append("  " + preview(node.value), style="green")
+        label.append("  " + visible(preview(node.value)), style="green")
     if node.note:
-        label.append("  ⚠ " + node.note, style="bold yellow")
+        label.append("  ⚠ " + visible(node.note), style="bold yellow")
     return label
 
 

@@ -10,6 +10,7 @@ from textual.widgets.option_list import Option
 from ...analysis import NOTE
 from ...engine import ERROR, Problem
 from ...engine.pointer import display
+from ..plain import plain, shown, visible
 
 
 class ProblemList(OptionList):
@@ -30,15 +31,15 @@ class ProblemList(OptionList):
         self._targets = []
         self._notes = []
         if syntax_error:
-            self.add_option(Option(Text("error  " + syntax_error, style="bold red")))
+            self.add_option(Option(plain("error  " + syntax_error, style="bold red")))
             self._targets.append((None, syntax_at))
             self._notes.append(False)
         for p in problems:
             style = "red" if p.severity == ERROR else "cyan" if p.severity == NOTE else "yellow"
             label = Text(f"{p.severity:<8}", style=f"bold {style}")
-            label.append(display(p.path), style="bold")
-            label.append("  " + p.message)
-            self.add_option(Option(label))
+            label.append(visible(display(p.path)), style="bold")
+            label.append("  " + visible(p.message))
+            self.add_option(Option(shown(label, keep_newlines=False)))  # keys and messages quote the schema
             self._targets.append((p.path, None))
             self._notes.append(p.severity == NOTE)
         self.display = bool(self._targets)

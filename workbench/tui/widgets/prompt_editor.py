@@ -18,6 +18,7 @@ from ...engine.highlights import SELECTED
 from ...engine.template import TemplateTrace
 from ...templates import PromptDocument
 from ..palette import style_for
+from ..plain import editor_line, plain
 
 Span = tuple[int, int]
 _HEAD = Style(dim=True)
@@ -45,9 +46,9 @@ class PromptEditor(TextArea):
     def describe(self, prompt: PromptDocument, found: TemplateTrace | None) -> None:
         """Title: where the prompt comes from, edited or not; subtitle: what the parse read of it
         (``found``: the shown result, if it was parsed with this very text)."""
-        self.border_title = f"Prompt · {prompt.name}{' ●' if prompt.dirty else ''}"
+        self.border_title = plain(f"Prompt · {prompt.name}{' ●' if prompt.dirty else ''}")
         if prompt.error:
-            self.border_subtitle = f"unreadable: {prompt.error}"
+            self.border_subtitle = plain(f"unreadable: {prompt.error}")
         elif found is None:
             self.border_subtitle = ""
         elif found.anchor_found is False:
@@ -96,7 +97,7 @@ class PromptEditor(TextArea):
         self.refresh()
 
     def get_line(self, line_index: int) -> Text:
-        line = super().get_line(line_index)
+        line = editor_line(self.document.get_line(line_index))
         if self._painted is None or line_index >= len(self._line_starts):
             return line
         start = self._line_starts[line_index]

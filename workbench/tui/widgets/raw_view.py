@@ -21,12 +21,13 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...engine.highlights import DROPPED, EMPTIED, EMPTY, FLAGGED, HELD, LEFT_OPEN, OVERWRITTEN, SELECTED, Paint, flatten
+from ...engine.visible import C1_SYMBOL, TEXT_TABLE
 from ..palette import MARK, style_for
 
-# Control characters shown as visible symbols, one cell each, so columns stay text offsets.
-_VISIBLE = {i: chr(0x2400 + i) for i in range(32) if i != 10}
-_VISIBLE[9] = "→"
-_VISIBLE[127] = "␡"
+# Control characters (C0, DEL, C1, bidi, line separators) shown as visible symbols, one cell
+# each, so columns stay text offsets; a lone surrogate (a file read as UTF-8 has none, but a text
+# given to show may) is one symbol too rather than the escape visible() writes.
+_VISIBLE = {**TEXT_TABLE, **{cp: C1_SYMBOL for cp in range(0xD800, 0xE000)}}
 _PLAIN = Style()
 # Kinds that mark text as a trap: a line break they cover is drawn (as ⏎), or whitespace-only text
 # such as a value emptied for being "\n" would not show at all.
@@ -44,7 +45,7 @@ def wrapped_rows(text: str, start: int, end: int, width: int) -> list[int]:
         return list(range(start, end, width))
     rows, used = [start], 0
     for i, ch in enumerate(line):
-        cells = get_character_cell_size(ch) if ord(ch) >= 32 else 1
+        cells = 1 if ord(ch) in _VISIBLE else get_character_cell_size(ch)
         if used + cells > width:
             rows.append(start + i)
             used = 0

@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ...samples import DIFFERS, FAILS, MATCHES, PARSES, Verdict
+from ..plain import shown, visible
 
 _MARK = {PARSES: ("✓", "green"), MATCHES: ("✓✓", "bold green"), FAILS: ("✗", "red"), DIFFERS: ("≠", "bold red")}
 
@@ -22,7 +23,7 @@ class SampleBar(Static):
             mark, style = _MARK.get(verdict.status, ("…", "dim")) if verdict else ("…", "dim")
             if stale:
                 style = "dim"
-            entry = Text(f" {mark} {name} ", style=style)
+            entry = Text(f" {mark} {visible(name)} ", style=style)
             if i == current:
                 entry.stylize("reverse")
             text.append_text(entry)
@@ -33,5 +34,5 @@ class SampleBar(Static):
         elif current_verdict is not None:
             text.append(f"   {current_verdict.status}", style="bold")
             if current_verdict.detail and not current_verdict.good:
-                text.append(f": {current_verdict.detail[:100]}", style="dim")
-        self.update(text)
+                text.append(f": {visible(current_verdict.detail[:100])}", style="dim")
+        self.update(shown(text, keep_newlines=False))  # names from the folder, verdicts quoting values

@@ -8,6 +8,8 @@ from textual import events
 from textual.binding import Binding
 from textual.widgets import TextArea
 
+from ..plain import editor_line
+
 Location = tuple[int, int]
 
 _NODE_STYLE = Style(bgcolor="#3a3d5c")
@@ -112,7 +114,7 @@ class SchemaEditor(TextArea):
         self.refresh()
 
     def get_line(self, line_index: int) -> Text:
-        line = super().get_line(line_index)
+        line = editor_line(self.document.get_line(line_index))
         if self.node_range is not None:
             (r0, c0), (r1, c1) = self.node_range
             if r0 <= line_index <= r1:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from ..plain import shown
+
 
 class StatusLine(Static):
     DEFAULT_CSS = """
@@ -14,6 +16,8 @@ class StatusLine(Static):
     """
 
     def say(self, message: str | Text, level: str = "info") -> None:
+        """Show ``message``: a string is one line of plain text (it names files, keys and errors,
+        so it is never read as markup); a Text keeps its styles and its lines."""
         self.set_class(level == "error", "-error")
         self.set_class(level == "warning", "-warning")
-        self.update(message)
+        self.update(shown(message, keep_newlines=not isinstance(message, str)))

@@ -10,6 +10,7 @@ from textual.widgets import Static
 from ...engine.preview import preview
 from ...engine.template.replay import FEED, FINALIZE, INITIAL, Replay
 from ..palette import field_colour
+from ..plain import shown, visible
 
 
 def _quoted(text: str, limit: int = 60) -> str:
@@ -31,14 +32,14 @@ class StepEvents(Static):
         else:
             text.append("finalize()\n", style="bold")
         if s.error:
-            text.append(f"raised {s.error.splitlines()[0][:200]}\n", style="bold red")
+            text.append(f"raised {visible(s.error.splitlines()[0][:200])}\n", style="bold red")
         if not s.events and not s.error:
             text.append("  no events\n", style="dim")
         for event in s.events:
             kind, name = event["type"], event["field"]
             colour = field_colour(colours.get(name, -1))
             text.append(f"  {kind.removeprefix('region_'):<6} ", style="bold")
-            text.append(str(name), style=f"bold {colour}")
+            text.append(visible(str(name)), style=f"bold {colour}")
             if kind == "region_chunk":
                 text.append(" " + _quoted(event["text"]))
                 if event["dirty"]:
@@ -54,4 +55,4 @@ class StepEvents(Static):
         if s.call == FINALIZE and replay.message is not None:
             text.append("message ", style="bold")
             text.append(preview(replay.message, 400), style="green")
-        self.update(text)
+        self.update(shown(text))  # field names, fed text and values from the files
