@@ -19,6 +19,7 @@ from test_export import QWEN, QWEN_PATH, ROOT, SAMPLE, run, snapshot, tokenizer_
 
 import workbench.cli.export
 import workbench.runtimes
+import workbench.verify
 from workbench.runtimes import SCHEMA_RUNTIME, TEMPLATE_RUNTIME
 
 TEMPLATE_PATH = ROOT / "schemas" / "qwen3.template.json"
@@ -307,3 +308,21 @@ def test_the_real_runtimes_import_jmespath(real_pythons):
                                 capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
         assert result.returncode == 0, result.stderr
         assert result.stdout.split()[-1] == release
+
+
+def test_the_shipped_qwen3_schema_verifies_in_a_built_runtime(tokenizer_dir, monkeypatch):
+    """The false failure this fixes: in an environment the workbench built for 5.14.1 (not the
+    test environment, which has jmespath through workbench), the qwen3 schema's x-parser-args
+    transform raised 'jmespath is not installed'. Built once under WORKBENCH_RUNTIMES_DIR."""
+    from typer.testing import CliRunner
+
+    from workbench.cli.app import app
+
+    monkeypatch.setattr(workbench.runtimes, "installed_version", lambda: None)  # build 5.14.1 as a user without it would
+    assert "x-parser-args" in QWEN_PATH.read_text(encoding="utf-8")
+    result = CliRunner().invoke(app, ["export", str(QWEN_PATH), "--tokenizer-dir", str(tokenizer_dir), "--verify", "--sample",
+                                      str(ROOT / "sample_outputs" / "qwen3")])
+    assert result.exit_code == 0, result.output
+    assert "verify: 5.3–5.14 read response_schema: parse_response agrees with the workbench on" in result.output
+    assert str(workbench.runtimes.runtimes_dir() / "transformers-5.14.1") in " ".join(
+        str(p) for p in workbench.verify.prepare_runtimes().values())
