@@ -150,15 +150,19 @@ def test_a_malformed_answer_is_an_error_naming_the_release(tokenizer_dir, tmp_pa
     assert f"error: transformers 5.14.1 ({python}) {message}; nothing was written" in " ".join(result.output.split())
 
 
-def test_a_probe_that_hangs_is_stopped_naming_the_release_and_the_sample(tokenizer_dir, tmp_path, monkeypatch):
-    # It reports that it started on the first sample, then never finishes.
-    python = fake_python(tmp_path, "python", 'echo \'{"at": [0, null]}\' > "$4"\necho \'{"at": [0, 0]}\' >> "$4"\nexec sleep 60')
+@pytest.mark.parametrize("progress, where", [
+    ('{"at": [0, null]}', "it was loading {folder}"),  # the user's folder, not the staged copy
+    ('{"at": [0, 0]}', "it was running parse_response on sample parallel_calls.txt"),
+])
+def test_a_probe_that_hangs_is_stopped_naming_the_release_and_the_sample(tokenizer_dir, tmp_path, monkeypatch, progress, where):
+    # It reports how far it got, then never finishes.
+    python = fake_python(tmp_path, "python", f"echo '{progress}' > \"$4\"\nexec sleep 60")
     monkeypatch.setattr(workbench.runtimes, "probe_limit", lambda jobs, time_limit: 1.5)
     before = snapshot(tokenizer_dir)
     result = invoke(monkeypatch, both(python), str(QWEN_PATH), "--tokenizer-dir", str(tokenizer_dir), "--verify", "--sample", str(SAMPLE))
     assert_untouched(result, tokenizer_dir, before)
-    assert ("error: transformers 5.14.1 did not finish the check within 1.5 s "
-            "(it was running parse_response on sample parallel_calls.txt); nothing was written") in " ".join(result.output.split())
+    assert (f"error: transformers 5.14.1 did not finish the check within 1.5 s ({where.format(folder=tokenizer_dir)}); "
+            "nothing was written") in " ".join(result.output.split())
 
 
 def test_the_probes_wall_clock_limit_covers_start_up_loads_and_each_parse():

@@ -68,16 +68,26 @@ def verify_many(folders: list[tuple[Path, dict[str, Any], list[Sample]]], python
             raise NothingToVerify(f"no samples to check {name} with, so nothing was verified")
     requests = [[{"text": s.text, "prefix": s.prompt()[0], "name": s.path.name} for s in samples] for _, _, samples in folders]
     jobs = [(folder, request) for (folder, _, _), request in zip(folders, requests)]
-    answers = {release: probe_many(pythons[release], jobs, release, time_limit) for release in (SCHEMA_RUNTIME, TEMPLATE_RUNTIME)}
+    try:
+        answers = {release: probe_many(pythons[release], jobs, release, time_limit) for release in (SCHEMA_RUNTIME, TEMPLATE_RUNTIME)}
+    except RuntimeUnavailable as exc:
+        raise RuntimeUnavailable(_named(str(exc), folders, shown)) from None
     results = []
     for i, ((folder, exported, samples), name) in enumerate(zip(folders, shown)):
         old, new = answers[SCHEMA_RUNTIME][i], answers[TEMPLATE_RUNTIME][i]
         for answer in (old, new):
             _refuse_remote_code(answer, folder, name)
             if answer["load_error"]:
-                answer["load_error"] = answer["load_error"].replace(str(folder), str(name))
+                answer["load_error"] = _named(answer["load_error"], [(folder, None, None)], [name])
         results.append(_verify(exported, samples, old, new, custom_code(folder)))
     return results
+
+
+def _named(message: str, folders: list[tuple], shown: list[Path]) -> str:
+    """``message`` naming each folder as the user knows it, not as the staged copy that was loaded."""
+    for (folder, _, _), name in zip(folders, shown):
+        message = message.replace(str(folder), str(name))
+    return message
 
 
 def custom_code(folder: Path) -> str | None:
