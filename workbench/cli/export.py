@@ -44,9 +44,9 @@ def export(
         parsers = [load_schema(path) for path in files]
         sample_paths = [p for target in (sample or _family_samples(files)) for p in discover(target)] if verify else []
         if verify and not sample_paths:
-            raise stop(f"error: --verify found no samples for {', '.join(map(str, files))} (they are not under "
-                       "schemas/ beside sample_outputs/<family>/): give --sample; nothing was verified and nothing was written",
-                       UNUSABLE)
+            raise stop(f"error: --verify has no samples to check {', '.join(map(str, files))} with (no --sample, and no "
+                       "sample_outputs/<family>/ beside schemas/<family>.json): give --sample; nothing was verified and "
+                       "nothing was written", UNUSABLE)
         samples = [load(p) for p in sample_paths]
         # Before anything is written: exit 2 promises an untouched folder.
         pythons = prepare_runtimes(say=lambda line: say(f"note: {line}")) if verify else {}
