@@ -369,3 +369,115 @@ def test_every_family_exported_with_both_keys_parses_its_samples_right_under_bot
     assert not failed, json.dumps(failed, indent=1, ensure_ascii=False)[:4000]
     for r in results:
         assert sum("parse_response agrees with the workbench" in line for line in r.lines) == 3, r.lines
+
+
+# ----- -o never loses a file (issue 20, finding 5) ------------------------------------------------
+
+
+def test_export_does_not_replace_an_existing_file_without_force(tokenizer_dir, tmp_path):
+    out = tmp_path / "out.json"
+    out.write_text("mine", encoding="utf-8")
+    result = run("export", str(QWEN_PATH), "-o", str(out))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"{out}: already exists; pass --force to replace it; nothing was written" in result.stderr
+    assert out.read_text(encoding="utf-8") == "mine"
+    result = run("export", str(QWEN_PATH), "-o", str(out), "--force")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(out.read_text(encoding="utf-8")) == QWEN
+
+
+def test_export_does_not_replace_a_tokenizer_config_with_the_schema(tokenizer_dir):
+    config = tokenizer_dir / "tokenizer_config.json"
+    before = snapshot(tokenizer_dir)
+    result = run("export", str(QWEN_PATH), "-o", str(config))
+    assert result.returncode == 2 and "already exists; pass --force" in result.stderr
+    # Naming the config both as -o and through its folder is one path twice, even with --force.
+    result = run("export", str(QWEN_PATH), "-o", str(config), "--tokenizer-dir", str(tokenizer_dir), "--force")
+    assert result.returncode == 2 and "named twice as an output" in result.stderr and "nothing was written" in result.stderr
+    assert snapshot(tokenizer_dir) == before
+
+
+def test_export_never_writes_over_its_own_input(tmp_path):
+    source = tmp_path / "s.json"
+    text = json.dumps(QWEN)  # not in the project's style: a rewrite would show
+    source.write_text(text, encoding="utf-8")
+    for extra in ([], ["--force"]):
+        result = run("export", str(source), "-o", str(source), *extra)
+        assert result.returncode == 2, result.stderr
+        assert f"{source}: is one of this command's inputs; refusing to write over it; nothing was written" in result.stderr
+        assert source.read_text(encoding="utf-8") == text
+    # also when the same file is reached by another name
+    link = tmp_path / "link.json"
+    link.symlink_to(source)
+    result = run("export", str(link), "-o", str(source), "--force")
+    assert result.returncode == 2 and "is one of this command's inputs" in result.stderr
+    assert source.read_text(encoding="utf-8") == text
+
+
+def test_the_tuis_export_replaces_a_file_only_when_told(tmp_path):
+    from workbench.engine.export import export_to
+
+    out = tmp_path / "out.json"
+    out.write_text("mine", encoding="utf-8")
+    with pytest.raises(ExportRefused, match="already exists"):
+        export_to(json.dumps(QWEN), out)
+    assert out.read_text(encoding="utf-8") == "mine"
+    export_to(json.dumps(QWEN), out, force=True)  # the TUI asked first
+    assert json.loads(out.read_text(encoding="utf-8")) == QWEN
+
+
+# ----- two exports into one folder at once (issue 20, finding 7) ----------------------------------
+
+RACER = r"""
+import json, sys
+from pathlib import Path
+from workbench.engine.export import export_parsers
+
+folder, kind, rounds, gate = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
+key = "response_schema" if kind == "schema" else "response_template"
+base = json.loads(Path(sys.argv[5]).read_text(encoding="utf-8"))
+import time
+(gate / kind).touch()  # ready; start when the other one is too
+deadline = time.monotonic() + 120
+while len(list(gate.iterdir())) < 2 and time.monotonic() < deadline:
+    time.sleep(0.001)
+lost = []
+for i in range(rounds):
+    parser = json.loads(json.dumps(base))
+    if kind == "schema":
+        parser["properties"]["role"] = {"const": f"assistant-{i}"}
+    else:
+        parser["defaults"] = {"role": f"assistant-{i}"}
+    export_parsers([parser], tokenizer_dir=folder)
+    # Only this process writes this key, and every other writer keeps it: it must still be ours.
+    config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+    if config.get(key) != parser:
+        lost.append(i)
+print(json.dumps(lost))
+"""
+
+
+def test_concurrent_exports_into_one_folder_lose_no_key(tokenizer_dir, tmp_path):
+    """A schema and a template exported into one folder by two processes at once, many times over:
+    the read-modify-write of tokenizer_config.json is under a lock, so each export keeps the other's
+    key, and every key holds its own process's last value."""
+    script = tmp_path / "racer.py"
+    script.write_text(RACER, encoding="utf-8")
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    rounds = 200
+    racers = [
+        subprocess.Popen([sys.executable, str(script), str(tokenizer_dir), kind, str(rounds), str(gate), str(path)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})  # this tree's workbench
+        for kind, path in (("schema", QWEN_PATH), ("template", ROOT / "schemas" / "qwen3.template.json"))
+    ]
+    outputs = [racer.communicate(timeout=300) for racer in racers]
+    for racer, (stdout, stderr) in zip(racers, outputs):
+        assert racer.returncode == 0, stderr
+        assert json.loads(stdout) == [], f"rounds whose key another export lost: {stdout}"
+    config = json.loads((tokenizer_dir / "tokenizer_config.json").read_text(encoding="utf-8"))
+    assert config["response_schema"]["properties"]["role"] == {"const": f"assistant-{rounds - 1}"}
+    assert config["response_template"]["defaults"] == {"role": f"assistant-{rounds - 1}"}
+    # the lock is on the folder itself: no lock file, no temporary file left behind
+    assert sorted(p.name for p in tokenizer_dir.iterdir()) == ["tokenizer.json", "tokenizer_config.json"]

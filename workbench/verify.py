@@ -2,6 +2,10 @@
 range of releases, which key they read and whether ``parse_response`` agrees with the workbench on
 the samples (RESPONSE_TEMPLATE.md §2: 5.3–5.12 read only ``response_schema``; 5.13–5.14 read both
 and prefer the template, which then needs ``prefix=``; 5.15 and later read only the template).
+
+``export --verify`` runs it on a staged copy of the folder, before anything is written. What cannot
+be checked raises RuntimeUnavailable (a release that cannot be had or did not answer, a folder that
+needs its own tokenizer code, no samples); what was checked and failed is a Verification not ok.
 """
 
 from __future__ import annotations
@@ -11,10 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .engine import ParseFailure, parse_response
+from .engine import DEFAULT_TIME_LIMIT, ParseFailure, RegexTimeout, parse_response
 from .engine import template as template_engine
 from .engine.versions import SCHEMA, TEMPLATE
-from .runtimes import SCHEMA_RUNTIME, TEMPLATE_RUNTIME, probe_many, runtime_python
+from .engine.visible import visible
+from .runtimes import SCHEMA_RUNTIME, TEMPLATE_RUNTIME, RuntimeUnavailable, probe_many, runtime_python
 from .samples import Sample, first_difference
 
 REMEDY = "export a response_template too ('workbench migrate' drafts one from the schema)"
@@ -36,21 +41,82 @@ def prepare_runtimes(say: Callable[[str], None] = lambda _: None) -> dict[str, P
     return {version: runtime_python(version, say) for version in (SCHEMA_RUNTIME, TEMPLATE_RUNTIME)}
 
 
-def verify_releases(tokenizer_dir: Path, exported: dict[str, Any], samples: list[Sample], pythons: dict[str, Path]) -> Verification:
-    """``exported``: the key(s) just written (``response_schema``/``response_template`` → value)."""
-    return verify_many([(tokenizer_dir, exported, samples)], pythons)[0]
+class NeedsRemoteCode(RuntimeUnavailable):
+    """The folder cannot be loaded without running the custom tokenizer code its ``auto_map``
+    names, which a check never does; nothing was verified."""
 
 
-def verify_many(folders: list[tuple[Path, dict[str, Any], list[Sample]]], pythons: dict[str, Path]) -> list[Verification]:
-    """``verify_releases`` for many folders, each release started once for all of them."""
-    requests = [[{"text": s.text, "prefix": s.prompt()[0]} for s in samples] for _, _, samples in folders]
+class NothingToVerify(RuntimeUnavailable):
+    """No samples: loading alone does not show that parse_response gives what the workbench gives."""
+
+
+def verify_releases(tokenizer_dir: Path, exported: dict[str, Any], samples: list[Sample], pythons: dict[str, Path],
+                    shown: Path | None = None) -> Verification:
+    """``exported``: the key(s) the folder's config holds for the check (``response_schema``/
+    ``response_template`` → value). ``shown``: the folder to name in messages, when
+    ``tokenizer_dir`` is a staged copy of it."""
+    return verify_many([(tokenizer_dir, exported, samples)], pythons, shown=[shown])[0]
+
+
+def verify_many(folders: list[tuple[Path, dict[str, Any], list[Sample]]], pythons: dict[str, Path],
+                time_limit: float = DEFAULT_TIME_LIMIT, shown: list[Path | None] | None = None) -> list[Verification]:
+    """``verify_releases`` for many folders, each release started once for all of them. Raises
+    RuntimeUnavailable (NeedsRemoteCode, NothingToVerify) when a folder could not be checked."""
+    shown = [s or folder for s, (folder, _, _) in zip(shown or [None] * len(folders), folders)]
+    for (folder, _, samples), name in zip(folders, shown):
+        if not samples:
+            raise NothingToVerify(f"no samples to check {name} with, so nothing was verified")
+    requests = [[{"text": s.text, "prefix": s.prompt()[0], "name": s.path.name} for s in samples] for _, _, samples in folders]
     jobs = [(folder, request) for (folder, _, _), request in zip(folders, requests)]
-    olds = probe_many(pythons[SCHEMA_RUNTIME], jobs)
-    news = probe_many(pythons[TEMPLATE_RUNTIME], jobs)
-    return [_verify(exported, samples, old, new) for (_, exported, samples), old, new in zip(folders, olds, news)]
+    try:
+        answers = {release: probe_many(pythons[release], jobs, release, time_limit) for release in (SCHEMA_RUNTIME, TEMPLATE_RUNTIME)}
+    except RuntimeUnavailable as exc:
+        raise RuntimeUnavailable(_named(str(exc), folders, shown)) from None
+    results = []
+    for i, ((folder, exported, samples), name) in enumerate(zip(folders, shown)):
+        old, new = answers[SCHEMA_RUNTIME][i], answers[TEMPLATE_RUNTIME][i]
+        for answer in (old, new):
+            _refuse_remote_code(answer, folder, name)
+            if answer["load_error"]:
+                answer["load_error"] = _named(answer["load_error"], [(folder, None, None)], [name])
+        results.append(_verify(exported, samples, old, new, custom_code(folder)))
+    return results
 
 
-def _verify(exported: dict[str, Any], samples: list[Sample], old: dict, new: dict) -> Verification:
+def _named(message: str, folders: list[tuple], shown: list[Path]) -> str:
+    """``message`` naming each folder as the user knows it, not as the staged copy that was loaded."""
+    for (folder, _, _), name in zip(folders, shown):
+        message = message.replace(str(folder), str(name))
+    return message
+
+
+def custom_code(folder: Path) -> str | None:
+    """The custom tokenizer code the folder's ``tokenizer_config.json`` names in ``auto_map``
+    (what transformers runs with ``trust_remote_code=True``), or None."""
+    try:
+        config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    auto = config.get("auto_map") if isinstance(config, dict) else None
+    refs = auto if isinstance(auto, (list, tuple)) else auto.get("AutoTokenizer") if isinstance(auto, dict) else None
+    if isinstance(refs, str):
+        refs = [refs]
+    names = [ref for ref in refs or [] if isinstance(ref, str) and ref]
+    return ", ".join(names) or None
+
+
+def _refuse_remote_code(answer: dict, folder: Path, name: Path) -> None:
+    if not (answer.get("remote_code") or (answer["load_error"] and "trust_remote_code" in answer["load_error"])):
+        return
+    code = custom_code(folder)
+    named = f" ({visible(code)})" if code else ""
+    raise NeedsRemoteCode(
+        f"transformers {answer['transformers']} loads {name} only by running the custom tokenizer code its auto_map "
+        f"names{named}, which needs trust_remote_code; --verify never runs a folder's code, so nothing was verified"
+    )
+
+
+def _verify(exported: dict[str, Any], samples: list[Sample], old: dict, new: dict, code: str | None = None) -> Verification:
     prompts = [sample.prompt()[0] for sample in samples]
     ours = {
         SCHEMA: [_ours_schema(s.text, exported[SCHEMA]) for s in samples] if SCHEMA in exported else None,
@@ -59,20 +125,24 @@ def _verify(exported: dict[str, Any], samples: list[Sample], old: dict, new: dic
     names = [s.path.stem for s in samples]
     result = Verification()
     result.lines.append("5.0–5.2 read neither key (not checked)")
+    if code:
+        result.lines.append(f"the folder's auto_map names custom tokenizer code ({visible(code)}); checked with transformers' own "
+                            "tokenizer class, which is what loading without trust_remote_code=True gives")
 
     if _loaded(result, old, exported, (SCHEMA, TEMPLATE)):
+        release = old["transformers"]
         if SCHEMA in exported:
             upto = "5.12" if TEMPLATE in exported else "5.14"
-            _compare(result, f"5.3–{upto} read response_schema", old["legacy"], ours[SCHEMA], names)
+            _compare(result, f"5.3–{upto} read response_schema", release, old["legacy"], ours[SCHEMA], names)
         else:
             result.lines.append("5.3–5.12 read neither key: they do not know response_template")
         if TEMPLATE in exported:
             why = " (preferred over response_schema; parse_response then needs prefix=)" if SCHEMA in exported else " (parse_response needs prefix=)"
-            _compare(result, f"5.13–5.14 read response_template{why}", old["default"], ours[TEMPLATE], names)
+            _compare(result, f"5.13–5.14 read response_template{why}", release, old["default"], ours[TEMPLATE], names)
 
     if _loaded(result, new, exported, (TEMPLATE,)):
         if TEMPLATE in exported:
-            _compare(result, "5.15–5.23 read response_template", new["default"], ours[TEMPLATE], names)
+            _compare(result, "5.15–5.23 read response_template", new["transformers"], new["default"], ours[TEMPLATE], names)
         else:
             result.lines.append(f"5.15–5.23 read nothing: they drop response_schema when the tokenizer loads, "
                                 f"so parse_response raises AttributeError; {REMEDY}")
@@ -97,21 +167,33 @@ def _loaded(result: Verification, answer: dict, exported: dict[str, Any], reads:
     return good
 
 
-def _compare(result: Verification, what: str, theirs: list[dict] | None, ours: list[dict] | None, names: list[str]) -> None:
-    if not names:
-        result.lines.append(f"{what} (no samples to compare)")
-        return
-    differing = [(name, a, b) for name, a, b in zip(names, theirs or [], ours or []) if not _agree(a, b)]
-    if not differing:
+def _compare(result: Verification, what: str, release: str, theirs: list[dict] | None, ours: list[dict] | None,
+             names: list[str]) -> None:
+    """One release range's verdict: every sample must agree, and a parse that ran past the time limit
+    (in transformers, or in the workbench) is a failure naming the release and the sample."""
+    theirs = theirs if theirs is not None else [{"error": "AttributeError", "message": "no response_schema loaded"}] * len(names)
+    ours = ours or []
+    timed = [i for i, (a, b) in enumerate(zip(theirs, ours)) if "timeout" in a or "timeout" in b]
+    differing = [i for i, (a, b) in enumerate(zip(theirs, ours)) if i not in timed and not _agree(a, b)]
+    if not differing and not timed:
         result.lines.append(f"{what}: parse_response agrees with the workbench on {len(names)} of {len(names)} samples")
         return
-    result.fail(f"{what}: parse_response differs from the workbench on {len(differing)} of {len(names)} samples "
-                "(expected: what transformers gave; got: the workbench)")
-    for name, a, b in differing[:5]:
+    if differing:
+        result.fail(f"{what}: parse_response differs from the workbench on {len(differing)} of {len(names)} samples "
+                    "(expected: what transformers gave; got: the workbench)")
+    for i in differing[:5]:
+        a, b = theirs[i], ours[i]
         if "value" in a and "value" in b:
-            result.lines.append(f"  {name}: {first_difference(a['value'], b['value'])}")
+            result.lines.append(f"  {visible(names[i])}: {first_difference(a['value'], b['value'])}")
         else:
-            result.lines.append(f"  {name}: transformers gave {_said(a)}, the workbench {_said(b)}")
+            result.lines.append(f"  {visible(names[i])}: transformers gave {_said(a)}, the workbench {_said(b)}")
+    for i in timed:
+        if "timeout" in theirs[i]:
+            result.fail(f"{what}: transformers {release} did not finish parse_response on {visible(names[i])} within "
+                        f"{theirs[i]['timeout']:g} s (the workbench's time limit for a parse): a regex there backtracks too much")
+        else:
+            result.fail(f"{what}: the workbench stopped parse_response on {visible(names[i])} at its time limit "
+                        f"({ours[i]['timeout']:g} s), so it cannot be compared with transformers {release}")
 
 
 def _agree(theirs: dict, ours: dict) -> bool:
@@ -123,14 +205,16 @@ def _agree(theirs: dict, ours: dict) -> bool:
 
 def _said(outcome: dict) -> str:
     if "error" in outcome:
-        return f"{outcome['error']}: {outcome['message'].splitlines()[0][:120]}"
+        return visible(f"{outcome['error']}: {(outcome['message'].splitlines() or [''])[0][:120]}")
     text = json.dumps(outcome["value"], ensure_ascii=False)
-    return text if len(text) <= 160 else text[:157] + "..."
+    return visible(text if len(text) <= 160 else text[:157] + "...")
 
 
 def _ours_schema(text: str, schema: Any) -> dict:
     try:
-        return {"value": parse_response(text, schema)}
+        return {"value": parse_response(text, schema, time_limit=DEFAULT_TIME_LIMIT)}
+    except RegexTimeout:
+        return {"timeout": DEFAULT_TIME_LIMIT}
     except ParseFailure as exc:
         return {"error": type(exc).__name__, "message": str(exc)}
 
@@ -138,5 +222,7 @@ def _ours_schema(text: str, schema: Any) -> dict:
 def _ours_template(text: str, template: Any, prefix: str) -> dict:
     try:
         return {"value": template_engine.parse_response(text, template, prefix=prefix)}
+    except RegexTimeout:
+        return {"timeout": DEFAULT_TIME_LIMIT}
     except Exception as exc:  # noqa: BLE001 - what transformers raises, named as it names it
         return {"error": type(exc).__name__, "message": str(exc)}

@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 import typer
 
-from ..engine.export import ExportRefused, export_parsers, version_note
+from ..engine.export import ExportRefused, VerificationFailed, export_parsers, version_note
 from ..engine.formats import format_of
 from ..engine.versions import SCHEMA, TEMPLATE
 from ..files import InputError, load_schema
@@ -27,10 +27,14 @@ def export(
     ),
     verify: bool = typer.Option(
         False, "--verify",
-        help="Load the folder with transformers 5.14.1 and 5.23.0 and compare parse_response with the workbench on the samples."
+        help="Before writing, load a staged copy of the folder with transformers 5.14.1 and 5.23.0 and compare "
+             "parse_response with the workbench on the samples; write only if every release range agrees."
     ),
     sample: list[Path] = typer.Option(
         [], "--sample", help="With --verify: a sample or a folder of them (repeatable; default: the family's sample_outputs/<family>/)."
+    ),
+    force: bool = typer.Option(
+        False, "--force", help="Replace an existing -o file; with --verify, write even when a release disagrees."
     ),
 ) -> None:
     """Export FILES after checking them; nothing is written if anything is wrong."""
@@ -38,10 +42,19 @@ def export(
         raise stop("error: --verify checks a tokenizer folder: give --tokenizer-dir", UNUSABLE)
     try:
         parsers = [load_schema(path) for path in files]
-        samples = [load(p) for target in (sample or _family_samples(files)) for p in discover(target)] if verify else []
+        sample_paths = [p for target in (sample or _family_samples(files)) for p in discover(target)] if verify else []
+        if verify and not sample_paths:
+            raise stop(f"error: --verify has no samples to check {', '.join(map(str, files))} with (no --sample, and no "
+                       "sample_outputs/<family>/ beside schemas/<family>.json): give --sample; nothing was verified and "
+                       "nothing was written", UNUSABLE)
+        samples = [load(p) for p in sample_paths]
         # Before anything is written: exit 2 promises an untouched folder.
         pythons = prepare_runtimes(say=lambda line: say(f"note: {line}")) if verify else {}
-        report = export_parsers(parsers, out=out, tokenizer_dir=tokenizer_dir)
+        check = _checker(parsers, samples, pythons, tokenizer_dir) if verify else None
+        report = export_parsers(parsers, out=out, tokenizer_dir=tokenizer_dir, force=force, inputs=[*files, *sample_paths],
+                                verify=check, waiting=lambda: say(f"note: waiting for another export into {tokenizer_dir}"))
+    except VerificationFailed as exc:
+        raise stop(f"error: {exc} (--force writes anyway)", FAILED)
     except (InputError, ExportRefused, RuntimeUnavailable) as exc:
         raise stop(f"error: {exc}; nothing was written", UNUSABLE)
     schema_file = next((path for path, parser in zip(files, parsers) if format_of(parser) == SCHEMA), None)
@@ -52,16 +65,22 @@ def export(
     for path in report.written:
         emit(f"wrote {path}\n")
     _say_releases(parsers)
-    if verify:
-        exported = {format_of(parser): parser for parser in parsers}
-        try:
-            result = verify_releases(tokenizer_dir, exported, samples, pythons)
-        except RuntimeUnavailable as exc:
-            raise stop(f"error: {exc}", UNUSABLE)
+    if report.forced:
+        raise stop("error: verification failed (see above), and the files were written anyway (--force)", FAILED)
+
+
+def _checker(parsers: list[Any], samples: list, pythons: dict, tokenizer_dir: Path):
+    """``verify(staged)`` for export_parsers: check the staged folder, print what each release
+    range gives (naming the real folder), and say whether all agree."""
+    exported = {format_of(parser): parser for parser in parsers}
+
+    def check(staged: Path) -> bool:
+        result = verify_releases(staged, exported, samples, pythons, shown=tokenizer_dir)
         for line in result.lines:
             emit(f"verify: {line}\n")
-        if not result.ok:
-            raise stop("error: verification failed (see above)", FAILED)
+        return result.ok
+
+    return check
 
 
 def _say_releases(parsers: list[Any]) -> None:

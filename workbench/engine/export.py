@@ -3,17 +3,24 @@
 
 Both refuse a schema that ``validate`` finds errors in, or a template transformers would reject
 when it loads, and write atomically: a refused or interrupted export leaves every file byte for
-byte as it was. The CLI and the TUI call these.
+byte as it was. A file is never written over one of the command's inputs, nor over an existing file
+without ``force``. A tokenizer folder's config is read, changed and written under a lock on the
+folder, and a check (``export --verify``) runs on a staged copy of the folder before the write.
+The CLI and the TUI call these.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterator, Sequence
 
-from ..files import InputError, WriteError, atomic_write_all, dump_json, parse_schema_text, read_text
+from ..files import InputError, WriteError, atomic_write_all, check_outputs, dump_json, parse_schema_text, read_text
+from ..locks import folder_lock
 from .formats import format_of
 from .template import load_template
 from .validate import Problem, errors, validate
@@ -41,10 +48,16 @@ class ExportRefused(Exception):
     """Nothing was written; the message says why, naming the file or the schema path."""
 
 
+class VerificationFailed(ExportRefused):
+    """The staged folder was checked and a release disagrees; nothing was written (``force``
+    writes anyway). The checker has already said what differs."""
+
+
 @dataclass
 class ExportReport:
     written: list[Path] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
+    forced: bool = False  # verification failed, and the files were written anyway (force)
 
 
 def _checked(schema: Any) -> list[Problem]:
@@ -62,14 +75,24 @@ def _checked(schema: Any) -> list[Problem]:
     return problems
 
 
-def export_schema(schema: Any, out: str | Path | None = None, tokenizer_dir: str | Path | None = None) -> ExportReport:
+def export_schema(schema: Any, out: str | Path | None = None, tokenizer_dir: str | Path | None = None,
+                  force: bool = False) -> ExportReport:
     """Write ``schema`` to ``out`` and/or into ``tokenizer_dir``'s config, or refuse and write nothing."""
-    return export_parsers([schema], out=out, tokenizer_dir=tokenizer_dir)
+    return export_parsers([schema], out=out, tokenizer_dir=tokenizer_dir, force=force)
 
 
-def export_parsers(parsers: list[Any], out: str | Path | None = None, tokenizer_dir: str | Path | None = None) -> ExportReport:
+def export_parsers(parsers: list[Any], out: str | Path | None = None, tokenizer_dir: str | Path | None = None, *,
+                   force: bool = False, inputs: Sequence[str | Path] = (), verify: Callable[[Path], bool] | None = None,
+                   waiting: Callable[[], None] | None = None) -> ExportReport:
     """Write one parser, or a schema and a template together, into ``tokenizer_dir``'s config (each
-    as its own key; one parser may also go to ``out``), or refuse and write nothing."""
+    as its own key; one parser may also go to ``out``), or refuse and write nothing.
+
+    ``out`` is never one of ``inputs`` (the files the parsers and samples came from) and replaces an
+    existing file only with ``force``. The config is read, changed and written under an exclusive
+    lock on the folder, so two exports into one folder at once each keep the other's key.
+    ``verify(staged)``, if given, checks a staged copy of the folder holding the new config before
+    anything is written (under the same lock): False stops the export (VerificationFailed), unless
+    ``force``; whatever it raises stops it too."""
     if out is None and tokenizer_dir is None:
         raise ExportRefused("say where to export: an output file, a tokenizer folder, or both")
     if not 1 <= len(parsers) <= 2:
@@ -79,13 +102,11 @@ def export_parsers(parsers: list[Any], out: str | Path | None = None, tokenizer_
         raise ExportRefused(f"both files are a {formats[0]}: give one response_schema and one response_template")
     if out is not None and len(parsers) > 1:
         raise ExportRefused("-o writes one file: with a schema and a template, export into a tokenizer folder")
+    if verify is not None and tokenizer_dir is None:
+        raise ExportRefused("verifying checks a tokenizer folder: give one")
     report = ExportReport()
     for parser in parsers:
         report.warnings.extend(_checked(parser))
-    schema = parsers[0]
-    config_path, config_text = None, None
-    if tokenizer_dir is not None:
-        config_path, config_text = _config_with(Path(tokenizer_dir), parsers)
     files: list[tuple[Path, str]] = []
     if out is not None:
         out = Path(out)
@@ -93,21 +114,73 @@ def export_parsers(parsers: list[Any], out: str | Path | None = None, tokenizer_
             raise ExportRefused(f"{out}: is a folder; give a file name, such as {out / 'response_schema.json'}")
         if not out.parent.is_dir():
             raise ExportRefused(f"{out.parent}: no such folder")
-        files.append((out, dump_json(schema)))
-    if config_path is not None:
+        config = [Path(tokenizer_dir) / CONFIG_NAME] if tokenizer_dir is not None else []
+        _check_outputs([out, *config], inputs, force=True)  # one path twice, or an input: never
+        _check_outputs([out], inputs, force=force)  # an existing file: only with force
+        files.append((out, dump_json(parsers[0])))
+    if tokenizer_dir is None:
+        _write(files)
+        report.written.extend(path for path, _ in files)
+        return report
+    folder = Path(tokenizer_dir)
+    if not folder.is_dir():
+        raise ExportRefused(f"{folder}: no such tokenizer folder")
+    # Read, check, write: all under the folder's lock, so no other export's key is lost between
+    # our read and our write, and what was verified is what is written.
+    with folder_lock(folder, waiting):
+        config_path, config_text = _config_with(folder, parsers)
+        if verify is not None:
+            with staged_folder(folder, config_text) as staged:
+                good = verify(staged)
+            if not good and not force:
+                raise VerificationFailed(f"verification failed: nothing was written to {config_path}"
+                                         + (f" or {out}" if out is not None else ""))
+            report.forced = not good
         files.append((config_path, config_text))
+        _write(files)
+    report.written.extend(path for path, _ in files)
+    return report
+
+
+def _check_outputs(outputs: list[Path], inputs: Sequence[str | Path], force: bool) -> None:
+    try:
+        check_outputs(outputs, list(inputs), force=force)
+    except InputError as exc:
+        # check_outputs says "nothing written" its own way; ExportRefused's readers add it.
+        raise ExportRefused(str(exc).removesuffix(" (nothing written)").removesuffix("; nothing written")) from None
+
+
+def _write(files: list[tuple[Path, str]]) -> None:
     # Everything is checked, and every file staged, before anything is replaced.
     try:
         atomic_write_all(files)
     except WriteError as exc:
         raise ExportRefused(str(exc)) from None
-    report.written.extend(path for path, _ in files)
-    return report
+
+
+@contextmanager
+def staged_folder(folder: Path, config_text: str) -> Iterator[Path]:
+    """A copy of ``folder`` in a temporary folder, its config replaced by ``config_text``: what the
+    folder will be once written, for transformers to load. The other entries are links to the
+    originals (a model folder may hold gigabytes of weights), copies where links cannot be made."""
+    with tempfile.TemporaryDirectory(prefix="workbench-verify-") as tmp:
+        staged = Path(tmp) / (folder.resolve().name or "tokenizer")
+        staged.mkdir()
+        for entry in folder.iterdir():
+            if entry.name == CONFIG_NAME:
+                continue
+            try:
+                (staged / entry.name).symlink_to(entry.absolute(), target_is_directory=entry.is_dir())
+            except OSError:
+                if entry.is_dir():
+                    shutil.copytree(entry, staged / entry.name)
+                else:
+                    shutil.copy2(entry, staged / entry.name)
+        (staged / CONFIG_NAME).write_text(config_text, encoding="utf-8", newline="")
+        yield staged
 
 
 def _config_with(folder: Path, parsers: list[Any]) -> tuple[Path, str]:
-    if not folder.is_dir():
-        raise ExportRefused(f"{folder}: no such tokenizer folder")
     path = folder / CONFIG_NAME
     try:
         config = parse_schema_text(read_text(path, "tokenizer config"), str(path))
@@ -121,16 +194,17 @@ def _config_with(folder: Path, parsers: list[Any]) -> tuple[Path, str]:
     return path, dump_json(config)
 
 
-def export_to(schema_text: str, target: Path, sample_text: str | None = None) -> list[str]:
+def export_to(schema_text: str, target: Path, sample_text: str | None = None, force: bool = False) -> list[str]:
     """Export a schema's text to a .json file, or into a tokenizer folder and verify it there if
     transformers is installed (the TUI's export): the lines to show, the first saying what was
-    written. Raises ExportRefused, and then nothing was written."""
+    written. Raises ExportRefused, and then nothing was written. An existing .json file is
+    replaced only with ``force`` (the TUI asks first)."""
     try:
         schema = parse_schema_text(schema_text, "schema")
     except InputError as exc:
         raise ExportRefused(str(exc)) from None
     if not target.is_dir():
-        report = export_schema(schema, out=target)
+        report = export_schema(schema, out=target, force=force)
         lines = [f"Exported to {report.written[0]}"]
     else:
         report = export_schema(schema, tokenizer_dir=target)

@@ -404,7 +404,8 @@ class WorkbenchApp(App):
 
     def _export(self, target: Path) -> None:
         text, sample = self.main.editor.text, self.main.sample.text
-        self.run_worker(partial(export_to, text, target, sample), name="export", group="export", thread=True,
+        # force: _write_after_asking has asked before replacing an existing file.
+        self.run_worker(partial(export_to, text, target, sample, force=True), name="export", group="export", thread=True,
                         exclusive=True, exit_on_error=False)
 
     def on_worker_state_changed(self, event) -> None:
