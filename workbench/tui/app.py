@@ -20,6 +20,7 @@ from ..engine.visible import visible
 from ..files import InputError, ReadOnlyError
 from ..goldens import Golden, NoGolden, golden_of
 from ..migration import anchor_from, cases_of, schema_to_migrate, unescape
+from ..rescue import rescue
 from ..samples import Sample
 from .plain import markup_safe, visible
 from .screens.confirm import ConfirmScreen
@@ -46,6 +47,8 @@ class WorkbenchApp(App):
         Binding("ctrl+q", "quit", "Quit", priority=True),
         Binding("f1", "help", "Help"),
     ]
+
+    rescued: list[str] = []  # after an unexpected error: where the unsaved edits went
 
     def __init__(self, document: SchemaDocument, samples: list[Sample], start: int = 0, tools: Any = None) -> None:
         super().__init__()
@@ -242,6 +245,16 @@ class WorkbenchApp(App):
                 self.notify(visible(notice), timeout=10, markup=False)
 
         self._write_after_asking(prompt.target, "saved", write)
+
+    def _handle_exception(self, error: Exception) -> None:
+        # Textual's hook for an error nothing handled: the app closes after it, so the unsaved
+        # edits are written out now, while the editors still hold them (textual is pinned, and
+        # tests/test_tui_rescue.py guards this override).
+        try:
+            self.rescued = rescue(self.main.unsaved_texts())
+        except Exception as exc:  # the rescue must never hide the error that called it
+            self.rescued = [f"unsaved edits could not be kept: {exc}"]
+        super()._handle_exception(error)
 
     async def action_quit(self) -> None:
         lost = self.main.unsaved()

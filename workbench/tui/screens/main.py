@@ -546,6 +546,12 @@ class WorkbenchScreen(Screen):
         lost += [f"the prompt of {Path(key).name}" for key, p in self.prompts.items() if p.dirty]
         return lost
 
+    def unsaved_texts(self) -> list[tuple[Path | None, str]]:
+        """The texts ``unsaved`` names, each with the file it belongs to."""
+        texts: list[tuple[Path | None, str]] = [(self.document.path, self.editor.text)] if self.dirty else []
+        texts += [(p.target, p.text) for p in self.prompts.values() if p.dirty]
+        return texts
+
     def _update_title(self) -> None:
         mark = " ●" if self.dirty else ""
         kind = "Template" if self.format == TEMPLATE else "Schema"

@@ -1,0 +1,59 @@
+"""An error nothing expected closes the app; the user's unsaved edits must outlive it."""
+
+from __future__ import annotations
+
+import pytest
+from tui_helpers import SIZE, make_app, settle
+
+
+class Boom(RuntimeError):
+    pass
+
+
+async def test_an_unexpected_error_keeps_the_unsaved_edits_in_new_files(workdir):
+    schema = workdir / "schemas" / "qwen3.json"
+    saved = schema.read_text(encoding="utf-8")
+    app = make_app(workdir)
+    with pytest.raises(Boom):  # Pilot re-raises the app's error when the test leaves
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, app)
+            editor = app.main.editor
+            editor.move_cursor((0, 0))
+            editor.insert(" ")
+            await pilot.pause()
+
+            def fail() -> None:
+                raise Boom("a bug")
+
+            app.call_later(fail)
+            await pilot.pause()
+    assert app.return_code == 1
+    assert schema.read_text(encoding="utf-8") == saved  # the file itself untouched
+    kept = sorted(schema.parent.glob("qwen3.json.unsaved-*"))
+    assert len(kept) == 1 and kept[0].read_text(encoding="utf-8") == " " + saved
+    assert app.rescued == [f"unsaved edits of {schema} kept in {kept[0]}"]
+
+
+async def test_without_edits_nothing_is_written(workdir):
+    app = make_app(workdir)
+    with pytest.raises(Boom):
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, app)
+
+            def fail() -> None:
+                raise Boom("a bug")
+
+            app.call_later(fail)
+            await pilot.pause()
+    assert app.rescued == []
+    assert not list((workdir / "schemas").glob("*.unsaved-*"))
+
+
+def test_a_rescue_never_replaces_a_file(tmp_path):
+    from workbench.rescue import rescue
+
+    target = tmp_path / "s.json"
+    first = rescue([(target, "one")], now=0)
+    second = rescue([(target, "two")], now=0)
+    files = sorted(p.read_text() for p in tmp_path.glob("s.json.unsaved-*"))
+    assert files == ["one", "two"] and first != second
