@@ -185,17 +185,41 @@ def test_a_conversation_is_rendered_once_per_command():
     assert renderer.renders == rendered and [r.output for r in again] == [r.output for r in first]
 
 
-def test_a_progress_line_on_a_terminal_only():
-    class Terminal(io.StringIO):
-        def isatty(self):
-            return True
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
 
+
+def test_open_shows_which_probe_renders_before_the_tui_starts(tmp_path, monkeypatch):
+    import sys
+
+    from workbench.cli.open import _probe_samples
+    from workbench.document import SchemaDocument
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setenv("COLUMNS", "300")  # a line wider than the terminal is cut to fit
+    _probe_samples(CHAT / "thinking_chatml.jinja", SchemaDocument.open(TEMPLATE), [], tmp_path)
+    shown = terminal.getvalue().split("\r\x1b[K")
+    assert shown[1] == f"rendering {CHAT / 'thinking_chatml.jinja'}: probe 1/{len(PROBES)} (plain_answer) …"
+    assert len(shown) == len(PROBES) + 2 and shown[-1] == ""  # a line per probe, then erased
+
+
+def test_a_progress_line_on_a_terminal_only():
     terminal, log = Terminal(), io.StringIO()
     for stream in (terminal, log):
         with ProgressLine("rendering t.jinja: ", stream) as line:
             line("probe 3/7 (one_call)")
+            line("probe 3/7 (one_call)")  # the same text is not written again
     assert terminal.getvalue() == "\r\x1b[Krendering t.jinja: probe 3/7 (one_call) …\r\x1b[K"
     assert log.getvalue() == ""
+
+
+def test_a_progress_line_fits_the_terminal(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "20")
+    terminal = Terminal()
+    ProgressLine("rendering \x1b[31mred.jinja: ", terminal)("probe 1/7 (plain_answer)")
+    assert terminal.getvalue() == "\r\x1b[K" + "rendering ␛[31mred…"  # 19 columns, control characters shown
 
 
 # --- --var names the render keeps (finding 11) ---------------------------------------------------
