@@ -330,3 +330,14 @@ def test_open_removes_its_probe_folder_when_the_probes_cannot_render(tmp_path, m
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     result = run("open", "--chat-template", chat, "--schema", TEMPLATE)
     assert result.exit_code == 2 and list(scratch.iterdir()) == []
+
+
+def test_a_child_that_dies_is_said_to_have_died():
+    import signal
+
+    renderer = SandboxedRenderer("{{ messages | length }}")
+    assert renderer.render([USER_TURN]) == "1"
+    os.kill(renderer._pid, signal.SIGSEGV)
+    with pytest.raises(RenderOverBudget, match=r"ended unexpectedly \(signal SIGSEGV\)"):
+        renderer.render([USER_TURN, USER_TURN])
+    assert renderer._pid is None

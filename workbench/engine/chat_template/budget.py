@@ -176,13 +176,13 @@ class SandboxedRenderer(ChatRenderer):
         if self._pid is None:
             self._start()
         started = time.monotonic()
-        self._conn.send(request)
-        ready = self._conn.poll(max(self.budget.seconds - self.used, 0.0))
-        self.used += time.monotonic() - started
-        if not ready:
-            self.close()
-            raise RenderOverBudget(TIME, self.budget)
         try:
+            self._conn.send(request)
+            ready = self._conn.poll(max(self.budget.seconds - self.used, 0.0))
+            self.used += time.monotonic() - started
+            if not ready:
+                self.close()
+                raise RenderOverBudget(TIME, self.budget)
             return self._conn.recv()
         except (EOFError, OSError):
             status = self.close()
@@ -204,6 +204,7 @@ class SandboxedRenderer(ChatRenderer):
                 ours.close()
                 for other in list(_LIVE):  # another child must see its pipe close when the parent goes
                     other._conn.close()
+                _detach()
                 _serve(theirs, self.source, self.variables, self.budget)
             except BaseException:  # noqa: BLE001 - the parent sees the pipe close and says so
                 code = 1
@@ -241,6 +242,21 @@ def _how_it_ended(status: int | None) -> str:
     if code < 0:
         return f"signal {signal.Signals(-code).name}"
     return f"exit code {code}"
+
+
+def _detach() -> None:
+    """In the child: nothing it does reaches the terminal (a fatal error's dump included), and it
+    holds none of the parent's standard streams open (a pipe reader still sees its end)."""
+    try:
+        import faulthandler
+
+        faulthandler.disable()
+    except (ImportError, RuntimeError):
+        pass
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
 
 
 def _serve(conn: Any, source: str, variables: dict[str, Any], budget: RenderBudget) -> None:
