@@ -341,3 +341,15 @@ def test_a_child_that_dies_is_said_to_have_died():
     with pytest.raises(RenderOverBudget, match=r"ended unexpectedly \(signal SIGSEGV\)"):
         renderer.render([USER_TURN, USER_TURN])
     assert renderer._pid is None
+
+
+def test_a_renderer_nobody_closed_takes_its_child_with_it():
+    import gc
+
+    renderer = SandboxedRenderer("{{ messages | length }}")
+    renderer.check()
+    pid = renderer._pid
+    del renderer
+    gc.collect()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)

@@ -202,7 +202,8 @@ class SandboxedRenderer(ChatRenderer):
             code = 0
             try:
                 ours.close()
-                for other in list(_LIVE):  # another child must see its pipe close when the parent goes
+                for other in list(_LIVE):  # another child must see its pipe close when the parent goes,
+                    other._reap.detach()  # and is not this one's to kill
                     other._conn.close()
                 _detach()
                 _serve(theirs, self.source, self.variables, self.budget)
@@ -213,24 +214,30 @@ class SandboxedRenderer(ChatRenderer):
         theirs.close()
         self._pid, self._conn = pid, ours
         _LIVE.add(self)
+        # The child goes when the renderer does, or at exit, if nobody closed it.
+        self._reap = weakref.finalize(self, _reap, pid, ours)
 
     def close(self) -> int | None:
         """Kill the child (it holds no state worth a goodbye); its wait status, if it had one."""
         self._closed = True
         if self._pid is None:
             return None
-        pid, self._pid = self._pid, None
+        self._pid = None
         _LIVE.discard(self)
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        try:
-            _, status = os.waitpid(pid, 0)
-        except ChildProcessError:
-            status = None
-        self._conn.close()
-        return status
+        return self._reap()
+
+
+def _reap(pid: int, conn: Any) -> int | None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    try:
+        _, status = os.waitpid(pid, 0)
+    except ChildProcessError:
+        status = None
+    conn.close()
+    return status
 
 
 def _how_it_ended(status: int | None) -> str:
