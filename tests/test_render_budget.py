@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -84,6 +85,11 @@ def test_a_template_that_loops_for_hours_is_stopped_at_the_render_timeout(comman
                              "(--render-timeout SECONDS sets the time a command's renders may take together)\n")
 
 
+# The memory cap is RLIMIT_AS above the child's size, read from /proc: Linux only.
+LINUX_ONLY = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the memory cap needs Linux")
+
+
+@LINUX_ONLY
 @pytest.mark.parametrize("source", [STRFTIME, MULTIPLY], ids=["strftime", "multiply"])
 def test_a_template_that_asks_for_gigabytes_is_stopped_by_the_memory_cap(source, tmp_path):
     chat = hostile(tmp_path, source)
@@ -108,6 +114,7 @@ def test_render_timeout_must_be_a_positive_number(tmp_path):
         assert result.exit_code == 2 and "expected a positive number of seconds" in result.stderr, (value, result.output)
 
 
+@LINUX_ONLY
 def test_the_budget_in_the_engine_and_the_child_is_gone_after_it():
     small = RenderBudget(seconds=0.5, max_chars=1000, memory=64 * 2**20)
     with SandboxedRenderer("{{ 'y' * 10**8 }}", budget=small) as renderer:  # 100 MB: past a 64 MiB cap
@@ -191,8 +198,6 @@ class Terminal(io.StringIO):
 
 
 def test_open_shows_which_probe_renders_before_the_tui_starts(tmp_path, monkeypatch):
-    import sys
-
     from workbench.cli.open import _probe_samples
     from workbench.document import SchemaDocument
 
