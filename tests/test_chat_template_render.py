@@ -1,5 +1,6 @@
 """Chat templates render as transformers 5.23.0's ``apply_chat_template(..., tokenize=False)`` does,
-byte for byte (the oracle loads the same tokenizer folder with ``AutoTokenizer``); they are found
+byte for byte (the oracle loads the same tokenizer folder with ``AutoTokenizer``), in this process
+and in the child process the commands render in, under the render budget; they are found
 in a folder where transformers finds them; failures name the file or the template line."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from tokenizers import Tokenizer
 from tokenizers.models import WordLevel
 
 from workbench.chat_templates import load_chat_template
-from workbench.engine.chat_template import ChatTemplateError, render_chat
+from workbench.engine.chat_template import ChatTemplateError, SandboxedRenderer, render_chat
 from workbench.files import InputError
 
 TEMPLATES = sorted((Path(__file__).parent / "chat_templates").glob("*.jinja"))
@@ -66,21 +67,37 @@ def ours(folder: Path, messages, tools=None, add_generation_prompt=False, name=N
         return ("error", str(exc))
 
 
+def sandboxed(renderer: SandboxedRenderer, messages, tools=None, add_generation_prompt=False):
+    """What the commands render: the same, in a child process under the render budget."""
+    try:
+        return ("value", renderer.render(messages, tools=tools, add_generation_prompt=add_generation_prompt))
+    except ChatTemplateError as exc:
+        return ("error", str(exc))
+
+
 @pytest.mark.parametrize("template", TEMPLATES, ids=lambda p: p.stem)
 def test_renders_as_transformers(template: Path, tmp_path, template_oracle):
     folder = tokenizer_folder(tmp_path / "tok", template.read_text(encoding="utf-8"))
+    model = load_chat_template(folder)
+    renderers = {key: SandboxedRenderer(model.pick()[1], model.special_tokens, kwargs)
+                 for key, kwargs in (("plain", {}), ("no_thinking", {"enable_thinking": False}))}
     checked = 0
-    for case, messages in CONVERSATIONS.items():
-        for tools in (None, TOOLS):
-            for add_generation_prompt in (False, True):
-                for kwargs in ({}, {"enable_thinking": False}):
-                    theirs = template_oracle.render(folder, messages, tools, add_generation_prompt, **kwargs)
-                    got = ours(folder, messages, tools, add_generation_prompt, **kwargs)
-                    where = f"{case}, tools={tools is not None}, add_generation_prompt={add_generation_prompt}, {kwargs}"
-                    assert got[0] == theirs[0], (where, got, theirs)
-                    if got[0] == "value":
-                        assert got[1] == theirs[1], where
-                        checked += 1
+    try:
+        for case, messages in CONVERSATIONS.items():
+            for tools in (None, TOOLS):
+                for add_generation_prompt in (False, True):
+                    for key, kwargs in (("plain", {}), ("no_thinking", {"enable_thinking": False})):
+                        theirs = template_oracle.render(folder, messages, tools, add_generation_prompt, **kwargs)
+                        got = ours(folder, messages, tools, add_generation_prompt, **kwargs)
+                        where = f"{case}, tools={tools is not None}, add_generation_prompt={add_generation_prompt}, {kwargs}"
+                        assert got[0] == theirs[0], (where, got, theirs)
+                        assert sandboxed(renderers[key], messages, tools, add_generation_prompt) == got, where
+                        if got[0] == "value":
+                            assert got[1] == theirs[1], where
+                            checked += 1
+    finally:
+        for renderer in renderers.values():
+            renderer.close()
     assert checked, "every render failed: the test compares nothing"
 
 

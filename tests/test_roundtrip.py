@@ -144,19 +144,19 @@ def test_every_family_parser_round_trips_its_chat_format(chat: Path, fmt: str):
     assert set(wrong) == set(KNOWN_FAULTS.get((chat.stem, fmt), {})), wrong
 
 
-def test_open_with_a_chat_template_adds_the_probes_as_samples_with_goldens():
+def test_open_with_a_chat_template_adds_the_probes_as_samples_with_goldens(tmp_path):
     from workbench.cli.open import _probe_samples
     from workbench.document import SchemaDocument
     from workbench.samples import MATCHES, judge
 
     document = SchemaDocument.open(ROOT / "schemas" / "qwen3.template.json")
-    samples = _probe_samples(CHAT / "thinking_chatml.jinja", document, [])
+    samples = _probe_samples(CHAT / "thinking_chatml.jinja", document, [], tmp_path / "qwen3")
     assert [s.path.stem for s in samples] == sorted(PROBES)
     for sample in samples:
         assert sample.expected_value_path("response_template").is_file()
         assert sample.prompt()[0].endswith("<|im_start|>assistant\n")
     hermes = SchemaDocument.open(ROOT / "schemas" / "hermes.template.json")
-    wrong = [s.path.stem for s in _probe_samples(CHAT / "thinking_chatml.jinja", hermes, [])
+    wrong = [s.path.stem for s in _probe_samples(CHAT / "thinking_chatml.jinja", hermes, [], tmp_path / "hermes")
              if judge(s, json.loads(hermes.saved_text)).status != MATCHES]
     assert sorted(wrong) == ["reasoning_answer", "reasoning_answer_call", "reasoning_as_thinking"]
 
@@ -172,7 +172,7 @@ def test_schemas_readme_names_every_family_whose_chat_format_is_tested():
     assert all(f"`{chat.stem}`" in section for chat in FAMILY_TEMPLATES)
 
 
-async def test_the_tuis_sample_bar_gives_each_probe_its_verdict():
+async def test_the_tuis_sample_bar_gives_each_probe_its_verdict(tmp_path):
     """`open --chat-template`: the probes are samples of the TUI; a parser that misses the reasoning
     differs from the golden on exactly the reasoning probes, in the sample bar's verdicts."""
     from tui_helpers import SIZE, settle
@@ -185,7 +185,7 @@ async def test_the_tuis_sample_bar_gives_each_probe_its_verdict():
     for parser, wrong in (("qwen3.template.json", set()),
                           ("hermes.template.json", {"reasoning_answer", "reasoning_as_thinking", "reasoning_answer_call"})):
         document = SchemaDocument.open(ROOT / "schemas" / parser)
-        samples = _probe_samples(CHAT / "thinking_chatml.jinja", document, [])
+        samples = _probe_samples(CHAT / "thinking_chatml.jinja", document, [], tmp_path / parser)
         app = WorkbenchApp(document, samples)
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot, app)

@@ -38,6 +38,7 @@ class ChatTemplate:
     templates: dict[str, str]  # "default" for a single template, else each template by name
     origin: dict[str, Path]  # the file each template was read from
     special_tokens: dict[str, str] = field(default_factory=dict)
+    files: list[Path] = field(default_factory=list)  # every file read: a command must not write over one
 
     def pick(self, name: str | None = None, tools: bool = False) -> tuple[str, str]:
         """(name, source) of the template a render uses: ``name`` if given, else ``tool_use`` when
@@ -56,12 +57,19 @@ class ChatTemplate:
 
 
 def load_chat_template(src: str | Path) -> ChatTemplate:
-    path = Path(src)
+    model = _load(Path(src))
+    folder = Path(src) if Path(src).is_dir() else Path(src).parent
+    read = [*model.origin.values(), *(folder / name for name in (CONFIG_FILE, SPECIAL_TOKENS_FILE) if (folder / name).is_file())]
+    model.files = list(dict.fromkeys(read))
+    return model
+
+
+def _load(path: Path) -> ChatTemplate:
     if not path.exists():
         raise InputError(f"{path}: no such chat template file or tokenizer folder")
     if path.is_file():
         if path.name == CONFIG_FILE:
-            return load_chat_template(path.parent)
+            return _load(path.parent)
         if path.suffix == ".json":
             return _from_json_file(path, path.parent)
         return ChatTemplate({"default": read_text(path, "chat template")}, {"default": path}, _special_tokens(path.parent))

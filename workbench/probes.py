@@ -7,19 +7,22 @@ open --chat-template``.
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from .chat_templates import ChatTemplate
 from .engine import errors as error_problems
 from .engine import parse_response as parse_with_schema
 from .engine import template as template_engine
 from .engine import validate as validate_schema
-from .engine.chat_template import ChatTemplateError, compile_chat_template
+from .engine.chat_template import (
+    RESERVED_VARIABLES, ChatTemplateError, RenderBudget, RenderOverBudget, SandboxedRenderer, reserved_variable,
+)
 from .engine.chat_template.roundtrip import ProbeResult, golden, roundtrip
 from .engine.formats import format_of
 from .engine.versions import SCHEMA, TEMPLATE
-from .files import InputError, atomic_write_all
+from .files import InputError, atomic_write_all, check_outputs
 from .samples import Sample
 
 
@@ -40,12 +43,14 @@ def parser_of(path: Path, value: Any) -> tuple[str, Callable[[str, str], Any]]:
 
 def template_variables(items: list[str]) -> dict[str, Any]:
     """``NAME=JSON`` items (``enable_thinking=false``) as the variables a render gets; a value that
-    is not JSON is a string."""
+    is not JSON is a string. A name the render sets itself (``messages``, ``tools``, …) is refused."""
     out = {}
     for item in items:
         key, sep, raw = item.partition("=")
         if not sep or not key.isidentifier():
             raise InputError(f"--var {item!r}: expected NAME=JSON")
+        if key in RESERVED_VARIABLES:
+            raise InputError(f"--var {key}: {reserved_variable(key)}")
         try:
             out[key] = json.loads(raw)
         except ValueError:
@@ -53,15 +58,40 @@ def template_variables(items: list[str]) -> dict[str, Any]:
     return out
 
 
-def run_probes(model: ChatTemplate, name: str | None, parse: Callable[[str, str], Any], **variables: Any) -> list[ProbeResult]:
-    """The round trip of every probe; ``InputError`` (naming the file and line) when the chat
-    template does not compile."""
-    picked, source = model.pick(name, tools=True)
+def template_file(model: ChatTemplate, name: str | None) -> Path | str:
+    """The file the chat template a round trip renders was read from (messages name it)."""
+    picked, _ = model.pick(name, tools=True)
+    return model.origin.get(picked, "chat template")
+
+
+@contextmanager
+def sandboxed(model: ChatTemplate, name: str | None, variables: dict[str, Any], budget: RenderBudget = RenderBudget(),
+              progress: Callable[[str], None] | None = None) -> Iterator[SandboxedRenderer]:
+    """A renderer of the model's chat template (the one a conversation with tools picks) under
+    ``budget``, in a child process killed on exit. The template is compiled first: a syntax error,
+    and any render past the budget, is an ``InputError`` naming the template's file."""
+    _, source = model.pick(name, tools=True)
+    origin = template_file(model, name)
+    renderer = SandboxedRenderer(source, model.special_tokens, variables, budget)
+    renderer.progress = progress
     try:
-        compile_chat_template(source)
-    except ChatTemplateError as exc:
-        raise InputError(f"{model.origin.get(picked, 'chat template')}: {exc}") from None
-    return roundtrip(source, parse, special_tokens=model.special_tokens, **variables)
+        try:
+            renderer.check()
+        except ChatTemplateError as exc:
+            raise InputError(f"{origin}: {exc}") from None
+        yield renderer
+    except RenderOverBudget as exc:
+        raise InputError(f"{origin}: {exc}") from None
+    finally:
+        renderer.close()
+
+
+def run_probes(model: ChatTemplate, name: str | None, parse: Callable[[str, str], Any], variables: dict[str, Any] | None = None,
+               budget: RenderBudget = RenderBudget(), progress: Callable[[str], None] | None = None) -> list[ProbeResult]:
+    """The round trip of every probe, rendered under ``budget``; ``InputError`` (naming the file,
+    and the line) when the chat template does not compile or overruns the budget."""
+    with sandboxed(model, name, variables or {}, budget, progress) as renderer:
+        return roundtrip(renderer, parse)
 
 
 def probe_files(folder: Path, results: list[ProbeResult], fmt: str) -> list[tuple[Path, str]]:
@@ -79,15 +109,13 @@ def probe_files(folder: Path, results: list[ProbeResult], fmt: str) -> list[tupl
     return files
 
 
-def write_probe_samples(folder: Path, results: list[ProbeResult], fmt: str, force: bool = False) -> int:
-    """Write the probe files (all or nothing); refuses to replace a file unless ``force``. The
-    number of samples written."""
+def write_probe_samples(folder: Path, results: list[ProbeResult], fmt: str, force: bool = False, inputs: list[Path] = ()) -> int:
+    """Write the probe files (all or nothing); refuses to replace a file unless ``force``, and one of
+    the command's ``inputs`` (its chat template, its parser) even then. The number of samples written."""
     if folder.exists() and not folder.is_dir():
         raise InputError(f"{folder} is a file, not a folder")
     files = probe_files(folder, results, fmt)
-    existing = [str(path) for path, _ in files if path.exists()]
-    if existing and not force:
-        raise InputError(f"{existing[0]} exists ({len(existing)} of the files would be replaced); pass --force")
+    check_outputs([path for path, _ in files], inputs, force)
     folder.mkdir(parents=True, exist_ok=True)
     atomic_write_all(files)
     return len(files) // 3

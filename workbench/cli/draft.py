@@ -15,14 +15,14 @@ from typing import Optional
 import typer
 
 from ..chat_templates import load_chat_template
+from ..engine import parse_response as parse_with_schema
 from ..engine import template as template_engine
-from ..engine.chat_template import ChatTemplateError, compile_chat_template
+from ..engine.chat_template import ChatTemplateError, RenderBudget
 from ..engine.chat_template.draft import draft as draft_template
 from ..engine.chat_template.roundtrip import roundtrip
-from ..engine import parse_response as parse_with_schema
-from ..files import InputError, WriteError, atomic_write_all, dump_json
-from .output import FAILED, OK, UNUSABLE, emit, say, stop
-from ..probes import template_variables
+from ..files import InputError, WriteError, atomic_write_all, check_outputs, dump_json
+from ..probes import sandboxed, template_file, template_variables
+from .output import FAILED, OK, UNUSABLE, ProgressLine, emit, render_budget, render_timeout_option, say, stop
 from .roundtrip import report_dict, report_table
 
 
@@ -32,31 +32,29 @@ def draft(
     schema_out: Optional[Path] = typer.Option(None, "--schema-out", help="Write the drafted response schema here."),
     name: Optional[str] = typer.Option(None, "--name", help="Which of the model's named chat templates to analyse."),
     variable: list[str] = typer.Option([], "--var", help="A template variable, NAME=JSON (e.g. enable_thinking=true); repeatable."),
-    force: bool = typer.Option(False, "--force", help="Write over an existing OUT."),
+    force: bool = typer.Option(False, "--force", help="Write over an existing OUT (never over the chat template)."),
     as_json: bool = typer.Option(False, "--json", help="Print the draft and its round trip as JSON."),
+    render_timeout: float = render_timeout_option(RenderBudget.seconds),
 ) -> None:
     """Draft a response template and schema from the chat template, and run the round trip on both."""
     try:
         model = load_chat_template(chat_template)
-        picked, source = model.pick(name, tools=True)
-        variables = template_variables(variable)
-        try:
-            compile_chat_template(source)
-            found = draft_template(source, special_tokens=model.special_tokens, **variables)
-        except ChatTemplateError as exc:
-            raise InputError(f"{model.origin.get(picked, chat_template)}: {exc}") from None
-        compiled = template_engine.load_template(found.template)  # a draft transformers would not load is our bug
-        targets = [(path, value) for path, value in ((out, found.template), (schema_out, found.schema)) if path is not None]
-        for path, _ in targets:
-            if path.exists() and not force:
-                raise InputError(f"{path} exists; pass --force to write over it")
-        atomic_write_all([(path, dump_json(value)) for path, value in targets])
+        variables, budget = template_variables(variable), render_budget(render_timeout)
+        targets = [(path, value) for path, value in ((out, "template"), (schema_out, "schema")) if path is not None]
+        check_outputs([path for path, _ in targets], model.files, force)  # before the work, and again before writing
+        with ProgressLine(f"rendering {template_file(model, name)}: ") as progress, \
+                sandboxed(model, name, variables, budget, progress) as renderer:
+            try:
+                found = draft_template(renderer)
+            except ChatTemplateError as exc:
+                raise InputError(f"{template_file(model, name)}: {exc}") from None
+            compiled = template_engine.load_template(found.template)  # a draft transformers would not load is our bug
+            through_template = roundtrip(renderer, lambda output, prompt: template_engine.parse_response(output, compiled, prefix=prompt))
+            through_schema = roundtrip(renderer, lambda output, prompt: parse_with_schema(output, found.schema))
+        check_outputs([path for path, _ in targets], model.files, force)
+        atomic_write_all([(path, dump_json(found.template if what == "template" else found.schema)) for path, what in targets])
     except (InputError, WriteError, OSError) as exc:
         raise stop(f"error: {exc}", UNUSABLE)
-    through_template = roundtrip(source, lambda output, prompt: template_engine.parse_response(output, compiled, prefix=prompt),
-                                 special_tokens=model.special_tokens, **variables)
-    through_schema = roundtrip(source, lambda output, prompt: parse_with_schema(output, found.schema),
-                               special_tokens=model.special_tokens, **variables)
     if as_json:
         emit(json.dumps({"findings": found.findings, "guesses": found.guesses, "template": found.template, "schema": found.schema,
                          "roundtrip": [report_dict(r) for r in through_template],

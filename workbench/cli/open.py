@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import tempfile
 from pathlib import Path
 from typing import Optional
 
 import typer
 
+from ..engine.chat_template import RenderBudget
 from ..files import InputError
-from .output import UNUSABLE, stop
+from .output import UNUSABLE, render_budget, render_timeout_option, stop
 
 
 def open_(
@@ -28,6 +31,7 @@ def open_(
         None, "--chat-template", help="Add the round-trip probes rendered by this chat template (a tokenizer folder or .jinja) as samples."
     ),
     variable: list[str] = typer.Option([], "--var", help="With --chat-template: a template variable, NAME=JSON; repeatable."),
+    render_timeout: float = render_timeout_option(RenderBudget.seconds),
 ) -> None:
     """Open the workbench: edit SCHEMA (a response_schema or a response_template) and watch it
     parse SAMPLE live."""
@@ -36,28 +40,33 @@ def open_(
     from ..templates import STARTER_TEMPLATE
     from .template_parse import tools_from
 
-    try:
-        if template and schema is not None:
-            raise InputError("give --schema FILE or --template, not both")
-        if sample is None and (chat_template is None or schema is None):
-            raise InputError("give a SAMPLE, or --chat-template with --schema FILE")
-        paths = discover(sample) if sample is not None else []
-        samples = [load(p) for p in paths]
-        tool_definitions = tools_from(tools)
-        if schema is None:
-            schema = family_schema(paths[0], template=template)
-        if template and schema is None:
-            # No family template yet: a starter one, saved where the family's would be.
-            document = SchemaDocument(_template_path(paths[0]), STARTER_TEMPLATE)
-        else:
-            document = SchemaDocument.open(schema)
-        if chat_template is not None:
-            samples += _probe_samples(chat_template, document, variable)
-    except InputError as exc:
-        raise stop(f"error: {exc}", UNUSABLE)
-    from ..tui.app import WorkbenchApp  # Textual is imported only for the TUI
+    # The probes live in a folder of their own for as long as the app runs, removed when it ends
+    # (normally or by an exception).
+    folder = (tempfile.TemporaryDirectory(prefix="workbench-probes-", ignore_cleanup_errors=True) if chat_template is not None
+              else contextlib.nullcontext())
+    with folder as probes:
+        try:
+            if template and schema is not None:
+                raise InputError("give --schema FILE or --template, not both")
+            if sample is None and (chat_template is None or schema is None):
+                raise InputError("give a SAMPLE, or --chat-template with --schema FILE")
+            paths = discover(sample) if sample is not None else []
+            samples = [load(p) for p in paths]
+            tool_definitions = tools_from(tools)
+            if schema is None:
+                schema = family_schema(paths[0], template=template)
+            if template and schema is None:
+                # No family template yet: a starter one, saved where the family's would be.
+                document = SchemaDocument(_template_path(paths[0]), STARTER_TEMPLATE)
+            else:
+                document = SchemaDocument.open(schema)
+            if chat_template is not None:
+                samples += _probe_samples(chat_template, document, variable, Path(probes), render_budget(render_timeout))
+        except InputError as exc:
+            raise stop(f"error: {exc}", UNUSABLE)
+        from ..tui.app import WorkbenchApp  # Textual is imported only for the TUI
 
-    WorkbenchApp(document, samples, tools=tool_definitions).run()
+        WorkbenchApp(document, samples, tools=tool_definitions).run()
 
 
 def _template_path(sample: Path) -> Path | None:
@@ -68,19 +77,20 @@ def _template_path(sample: Path) -> Path | None:
     return schema.with_name(schema.stem + TEMPLATE_SUFFIX) if schema is not None else None
 
 
-def _probe_samples(chat_template: Path, document, variables: list[str]) -> list:
-    """The round-trip probes as samples (output, prompt, golden) in a fresh folder of their own: the
-    sample bar gives each its verdict as the parser is edited."""
-    import tempfile
-
+def _probe_samples(chat_template: Path, document, variables: list[str], folder: Path, budget=None) -> list:
+    """The round-trip probes as samples (output, prompt, golden) written into ``folder`` (which the
+    caller removes): the sample bar gives each its verdict as the parser is edited. A progress line
+    shows while the probes render, before the TUI starts."""
     from ..chat_templates import load_chat_template
     from ..files import parse_schema_text
-    from ..probes import parser_of, run_probes, template_variables, write_probe_samples
+    from ..probes import parser_of, run_probes, template_file, template_variables, write_probe_samples
     from ..samples import discover, load
+    from .output import ProgressLine
 
     model = load_chat_template(chat_template)
     fmt, parse = parser_of(document.path or Path("schema"), parse_schema_text(document.saved_text, str(document.path)))
-    folder = Path(tempfile.mkdtemp(prefix="workbench-probes-"))
-    write_probe_samples(folder, run_probes(model, None, parse, **template_variables(variables)), fmt)
+    variables_ = template_variables(variables)
+    with ProgressLine(f"rendering {template_file(model, None)}: ") as progress:
+        results = run_probes(model, None, parse, variables_, budget or RenderBudget(), progress)
+    write_probe_samples(folder, results, fmt)
     return [load(p) for p in discover(folder)]
-

@@ -18,11 +18,12 @@ from rich.console import Console
 from rich.table import Table
 
 from ..chat_templates import load_chat_template
+from ..engine.chat_template import RenderBudget
 from ..engine.chat_template.roundtrip import WHY, ProbeResult
 from ..engine.preview import preview
 from ..files import InputError, WriteError, load_schema
-from ..probes import parser_of, run_probes, template_variables, write_probe_samples
-from .output import FAILED, OK, UNUSABLE, emit, say, stop
+from ..probes import parser_of, run_probes, template_file, template_variables, write_probe_samples
+from .output import FAILED, OK, UNUSABLE, ProgressLine, emit, render_budget, render_timeout_option, say, stop
 
 
 def roundtrip(
@@ -36,6 +37,7 @@ def roundtrip(
         None, "--write-samples", help="Write each probe's output, prompt and golden (the probe message) into this folder."
     ),
     force: bool = typer.Option(False, "--force", help="With --write-samples: write over existing files."),
+    render_timeout: float = render_timeout_option(RenderBudget.seconds),
 ) -> None:
     """Render probe messages with the chat template and check that the parser gives them back."""
     if (schema is None) == (template is None):
@@ -46,9 +48,11 @@ def roundtrip(
         fmt, parse = parser_of(parser_path, load_schema(parser_path))
         if (fmt == "response_template") != (template is not None):
             raise InputError(f"{parser_path} is a {fmt}; pass it with {'--template' if template is None else '--schema'}")
-        results = run_probes(model, name, parse, **template_variables(variable))
+        variables, budget = template_variables(variable), render_budget(render_timeout)
+        with ProgressLine(f"rendering {template_file(model, name)}: ") as progress:
+            results = run_probes(model, name, parse, variables, budget, progress)
         if write_samples is not None:
-            count = write_probe_samples(write_samples, results, fmt, force)
+            count = write_probe_samples(write_samples, results, fmt, force, inputs=[*model.files, parser_path])
             say(f"wrote {count} samples with their prompts and goldens to {write_samples}")
     except (InputError, WriteError, OSError) as exc:
         raise stop(f"error: {exc}", UNUSABLE)

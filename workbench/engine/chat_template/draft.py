@@ -23,7 +23,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .render import ChatTemplateError, render_chat
+from .budget import ChatRenderer, renderer_for
+from .render import ChatTemplateError
 from .roundtrip import USER_TURN, tools_for
 
 CONTENT, REASONING = "Qz7answer", "Qz7reasoning"
@@ -52,13 +53,17 @@ def _call(name: str) -> dict:
     return {"type": "function", "function": {"name": name, "arguments": dict(ARGS)}}
 
 
-def draft(source: str, *, special_tokens: dict[str, str] | None = None, **variables: Any) -> Draft:
+def draft(template: str | ChatRenderer, *, special_tokens: dict[str, str] | None = None,
+          variables: dict[str, Any] | None = None, **kwargs: Any) -> Draft:
     """The draft (see the module's docstring). ``ChatTemplateError`` when even the answer probe
-    cannot be rendered."""
+    cannot be rendered. ``template``: the chat template's source (with ``special_tokens`` and the
+    template variables, ``variables`` and ``kwargs``), or a renderer that holds them."""
     result = Draft()
+    renderer = renderer_for(template, special_tokens, {**(variables or {}), **kwargs})
+    renderer.status = "the draft's conversations"
 
     def render(messages: list[dict], tools: list | None = None, gen: bool = False) -> str:
-        return render_chat(source, messages, tools=tools, add_generation_prompt=gen, special_tokens=special_tokens, **variables)
+        return renderer.render(messages, tools=tools, add_generation_prompt=gen)
 
     base, prompt = render([USER_TURN]), render([USER_TURN], gen=True)
     answer = render([USER_TURN, {"role": "assistant", "content": CONTENT}])

@@ -15,7 +15,10 @@ What ``tokenizer.apply_chat_template(messages, tokenize=False, ...)`` does, read
   which wins over a special token of the same name.
 
 The template is the only code that runs, and it runs in the sandbox. Every failure is a
-``ChatTemplateError`` naming the template line where jinja2 knows it.
+``ChatTemplateError`` naming the template line where jinja2 knows it. The sandbox bounds what a
+template may touch, not what it may cost: ``budget.py`` renders under a time, output and memory
+budget in a child process (jinja2 folds constant expressions such as ``'x' * 10**10`` when it
+compiles, so compiling an untrusted template is part of what runs there).
 """
 
 from __future__ import annotations
@@ -137,6 +140,32 @@ def prepare_messages(messages: list[dict]) -> list[dict]:
     return prepared
 
 
+# No template variable can have these names: the render passes the first group itself (transformers
+# raises ``TypeError: … got multiple values`` for a keyword of that name), and ``apply_chat_template``
+# keeps the second as its own arguments, never passing them to the template.
+SET_BY_THE_RENDER = ("messages", "tools", "documents", "add_generation_prompt")
+APPLY_CHAT_TEMPLATE_ARGUMENTS = (
+    "conversation", "conversations", "chat_template", "continue_final_message", "tokenize", "sanitize_control_tokens",
+    "padding", "truncation", "max_length", "return_tensors", "return_dict", "return_assistant_tokens_mask",
+    "tokenizer_kwargs", "self",
+)
+RESERVED_VARIABLES = SET_BY_THE_RENDER + APPLY_CHAT_TEMPLATE_ARGUMENTS
+
+
+def reserved_variable(name: str) -> str:
+    """Why ``name`` cannot be a template variable, in one sentence."""
+    return (f"{name!r} cannot be a template variable: the render sets {', '.join(SET_BY_THE_RENDER)} itself, and "
+            f"{', '.join(APPLY_CHAT_TEMPLATE_ARGUMENTS)} are apply_chat_template's own arguments")
+
+
+class OutputCapExceeded(Exception):
+    """A render wrote more than ``max_chars`` characters (raised as soon as it passes the cap)."""
+
+    def __init__(self, max_chars: int) -> None:
+        super().__init__(f"the render passed {max_chars:,} characters")
+        self.max_chars = max_chars
+
+
 def render_chat(
     source: str,
     messages: list[dict],
@@ -151,20 +180,50 @@ def render_chat(
     tokens are ``special_tokens``. Values must be plain JSON data (as read from a file)."""
     if not messages:
         raise ChatTemplateError("Cannot apply chat template to an empty conversation. Provide at least one message.")
-    template = compile_chat_template(source)
-    variables = {**(special_tokens or {}), **kwargs}
     try:
-        return template.render(
-            messages=prepare_messages(messages),
-            tools=tools,
-            documents=documents,
-            add_generation_prompt=add_generation_prompt,
-            **variables,
-        )
-    except ChatTemplateError:
+        return render_compiled(compile_chat_template(source), messages, tools=tools, documents=documents,
+                               add_generation_prompt=add_generation_prompt, variables={**(special_tokens or {}), **kwargs})
+    except MemoryError as exc:  # in process there is no budget: the template's error like any other
+        raise ChatTemplateError(_describe(exc), _template_line(exc)) from None
+
+
+def render_compiled(
+    template: jinja2.Template,
+    messages: list[dict],
+    *,
+    tools: list[dict] | None = None,
+    documents: list[dict] | None = None,
+    add_generation_prompt: bool = False,
+    variables: dict[str, Any] | None = None,
+    max_chars: int | None = None,
+) -> str:
+    """``render_chat`` for a compiled template, the special tokens and extra keywords together in
+    ``variables`` (a reserved name is a ``ChatTemplateError``). The text is joined from
+    ``template.generate()``, piece for piece what ``template.render()`` joins; past ``max_chars``
+    characters the render stops with ``OutputCapExceeded``. A ``MemoryError`` is let through, so a
+    caller under a memory limit can tell it from the template's own errors."""
+    if not messages:
+        raise ChatTemplateError("Cannot apply chat template to an empty conversation. Provide at least one message.")
+    variables = variables or {}
+    reserved = [name for name in variables if name in RESERVED_VARIABLES]
+    if reserved:
+        raise ChatTemplateError(reserved_variable(reserved[0]))
+    # transformers' order: render(messages=…, tools=…, documents=…, add_generation_prompt=…, **kwargs)
+    context = {"messages": prepare_messages(messages), "tools": tools, "documents": documents,
+               "add_generation_prompt": add_generation_prompt, **variables}
+    pieces: list[str] = []
+    count = 0
+    try:
+        for piece in template.generate(context):
+            count += len(piece)
+            if max_chars is not None and count > max_chars:
+                raise OutputCapExceeded(max_chars)
+            pieces.append(piece)
+    except (ChatTemplateError, OutputCapExceeded, MemoryError):
         raise
     except Exception as exc:  # noqa: BLE001 - whatever the template raised, named at its line
         raise ChatTemplateError(_describe(exc), _template_line(exc)) from None
+    return "".join(pieces)
 
 
 def _describe(exc: Exception) -> str:

@@ -22,7 +22,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .render import REASONING_FIELDS, ChatTemplateError, render_chat
+from .budget import ChatRenderer, renderer_for
+from .render import REASONING_FIELDS, ChatTemplateError
 
 PARSER, TEMPLATE_DROPS, NOT_PREFIX, CANNOT_RENDER = "parser", "template_drops", "not_prefix", "cannot_render"
 WHY = {
@@ -92,22 +93,28 @@ def _json_type(value: Any) -> str:
 
 
 def roundtrip(
-    source: str,
+    template: str | ChatRenderer,
     parse: Callable[[str, str], Any],
     *,
     special_tokens: dict[str, str] | None = None,
     probes: dict[str, dict] = PROBES,
+    variables: dict[str, Any] | None = None,
     **kwargs: Any,
 ) -> list[ProbeResult]:
-    """Each probe's round trip. ``parse(output, prompt)`` returns the parser's message or raises."""
+    """Each probe's round trip. ``parse(output, prompt)`` returns the parser's message or raises.
+    ``template`` is the chat template's source (rendered in this process with ``special_tokens`` and
+    the template variables, ``variables`` and ``kwargs``), or a renderer that holds them (a
+    ``SandboxedRenderer`` renders under a budget, and raises ``RenderOverBudget`` past it)."""
+    renderer = renderer_for(template, special_tokens, {**(variables or {}), **kwargs})
     results = []
-    for name, message in probes.items():
+    for number, (name, message) in enumerate(probes.items(), 1):
         result = ProbeResult(name, message)
         results.append(result)
         tools = tools_for(message)
+        renderer.status = f"probe {number}/{len(probes)} ({name})"
         try:
-            result.prompt = render_chat(source, [USER_TURN], tools=tools, add_generation_prompt=True, special_tokens=special_tokens, **kwargs)
-            full = render_chat(source, [USER_TURN, message], tools=tools, special_tokens=special_tokens, **kwargs)
+            result.prompt = renderer.render([USER_TURN], tools=tools, add_generation_prompt=True)
+            full = renderer.render([USER_TURN, message], tools=tools)
         except ChatTemplateError as exc:
             result.differences.append(Difference(CANNOT_RENDER, "", note=str(exc)))
             continue
