@@ -305,6 +305,8 @@ class _App:
 
     seen: list[Path] = []
     outcome: Exception | None = None
+    rescued: list[str] = []
+    return_code = 0
 
     def __init__(self, document, samples, tools=None):
         _App.seen = [s.path for s in samples]

@@ -57,3 +57,27 @@ def test_a_rescue_never_replaces_a_file(tmp_path):
     second = rescue([(target, "two")], now=0)
     files = sorted(p.read_text() for p in tmp_path.glob("s.json.unsaved-*"))
     assert files == ["one", "two"] and first != second
+
+
+def test_open_says_where_the_edits_went_and_exits_with_the_apps_code(monkeypatch, tmp_path):
+    from typer.testing import CliRunner
+
+    import workbench.tui.app
+    from workbench.cli.app import app
+
+    class Crashed:
+        rescued = ["unsaved edits of s.json kept in s.json.unsaved-1"]
+        return_code = 1
+
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def run(self):
+            pass
+
+    monkeypatch.setattr(workbench.tui.app, "WorkbenchApp", Crashed)
+    sample = tmp_path / "a.txt"
+    sample.write_text("hello", encoding="utf-8")
+    result = CliRunner().invoke(app, ["open", str(sample)])
+    assert result.exit_code == 1
+    assert "unsaved edits of s.json kept in s.json.unsaved-1" in result.stderr

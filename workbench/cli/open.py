@@ -11,7 +11,7 @@ import typer
 
 from ..engine.chat_template import RenderBudget
 from ..files import InputError
-from .output import UNUSABLE, render_budget, render_timeout_option, stop
+from .output import say, UNUSABLE, render_budget, render_timeout_option, stop
 
 
 def open_(
@@ -66,7 +66,12 @@ def open_(
             raise stop(f"error: {exc}", UNUSABLE)
         from ..tui.app import WorkbenchApp  # Textual is imported only for the TUI
 
-        WorkbenchApp(document, samples, tools=tool_definitions).run()
+        app = WorkbenchApp(document, samples, tools=tool_definitions)
+        app.run()
+        for line in app.rescued:  # an unexpected error closed it: where the unsaved edits went
+            say(line)
+        if app.return_code:
+            raise typer.Exit(app.return_code)
 
 
 def _template_path(sample: Path) -> Path | None:
