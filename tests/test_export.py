@@ -481,3 +481,18 @@ def test_concurrent_exports_into_one_folder_lose_no_key(tokenizer_dir, tmp_path)
     assert config["response_template"]["defaults"] == {"role": f"assistant-{rounds - 1}"}
     # the lock is on the folder itself: no lock file, no temporary file left behind
     assert sorted(p.name for p in tokenizer_dir.iterdir()) == ["tokenizer.json", "tokenizer_config.json"]
+
+
+def test_the_tuis_export_into_a_folder_verifies_before_it_writes(tmp_path):
+    """The TUI's export into a tokenizer folder checks a staged copy first, as `export --verify`
+    does: a folder transformers cannot load keeps its config as it was."""
+    from workbench.engine.export import export_to
+
+    folder = tmp_path / "tok"
+    folder.mkdir()
+    config = folder / "tokenizer_config.json"
+    config.write_text('{"tokenizer_class": "NoSuchTokenizerClass"}\n', encoding="utf-8")
+    with pytest.raises(ExportRefused, match=f"VERIFY FAILED, nothing written: .*could not load {folder}"):
+        export_to(json.dumps(QWEN), folder, "hello")
+    assert config.read_text(encoding="utf-8") == '{"tokenizer_class": "NoSuchTokenizerClass"}\n'
+    assert sorted(p.name for p in folder.iterdir()) == ["tokenizer_config.json"]

@@ -22,7 +22,7 @@ from .engine.chat_template import (
 from .engine.chat_template.roundtrip import ProbeResult, golden, roundtrip
 from .engine.formats import format_of
 from .engine.versions import SCHEMA, TEMPLATE
-from .files import InputError, atomic_write_all, check_outputs
+from .files import InputError, atomic_write_all, check_outputs, dump_json
 from .samples import Sample
 
 
@@ -104,7 +104,7 @@ def probe_files(folder: Path, results: list[ProbeResult], fmt: str) -> list[tupl
         files += [
             (sample.path, result.output),
             (folder / f"{result.name}.prompt.txt", result.prompt or ""),
-            (sample.expected_value_path(fmt), json.dumps(golden(result), ensure_ascii=False, indent=2) + "\n"),
+            (sample.expected_value_path(fmt), dump_json(golden(result))),
         ]
     return files
 

@@ -8,7 +8,6 @@ Exit codes: 0 drafted and every probe comes back through both; 1 drafted, but so
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Optional
 
@@ -22,7 +21,7 @@ from ..engine.chat_template.draft import draft as draft_template
 from ..engine.chat_template.roundtrip import roundtrip
 from ..files import InputError, WriteError, atomic_write_all, check_outputs, dump_json
 from ..probes import sandboxed, template_file, template_variables
-from .output import FAILED, OK, UNUSABLE, ProgressLine, emit, render_budget, render_timeout_option, say, stop
+from .output import FAILED, OK, UNUSABLE, ProgressLine, emit_json, emit_text, render_budget, render_timeout_option, say, stop
 from .roundtrip import report_dict, report_table
 
 
@@ -56,15 +55,15 @@ def draft(
     except (InputError, WriteError, OSError) as exc:
         raise stop(f"error: {exc}", UNUSABLE)
     if as_json:
-        emit(json.dumps({"findings": found.findings, "guesses": found.guesses, "template": found.template, "schema": found.schema,
-                         "roundtrip": [report_dict(r) for r in through_template],
-                         "schema_roundtrip": [report_dict(r) for r in through_schema]}, ensure_ascii=False, indent=2) + "\n")
+        emit_json({"findings": found.findings, "guesses": found.guesses, "template": found.template, "schema": found.schema,
+                   "roundtrip": [report_dict(r) for r in through_template],
+                   "schema_roundtrip": [report_dict(r) for r in through_schema]})
     else:
         lines = [f"found: {line}" for line in found.findings] + [f"guessed: {line}" for line in found.guesses]
         shown = ("" if out is not None else "response template:\n" + dump_json(found.template)) + (
             "" if schema_out is not None else "response schema:\n" + dump_json(found.schema))
-        emit("\n".join(lines) + "\n" + shown + "round trip of the drafted template:\n" + report_table(through_template)
-             + "round trip of the drafted schema:\n" + report_table(through_schema))
+        emit_text("\n".join(lines) + "\n" + shown + "round trip of the drafted template:\n" + report_table(through_template)
+                  + "round trip of the drafted schema:\n" + report_table(through_schema))
     for path, _ in targets:
         say(f"wrote {path}")
     raise typer.Exit(FAILED if any(r.parser_wrong for r in through_template + through_schema) else OK)

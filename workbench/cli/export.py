@@ -15,7 +15,7 @@ from ..files import InputError, load_schema
 from ..runtimes import RuntimeUnavailable
 from ..samples import TEMPLATE_SUFFIX, discover, load
 from ..verify import REMEDY, prepare_runtimes, verify_releases
-from .output import FAILED, UNUSABLE, emit, say, stop
+from .output import FAILED, UNUSABLE, emit_line, say, stop
 
 
 def export(
@@ -63,7 +63,7 @@ def export(
     for problem in report.warnings:
         say(f"{schema_file}: {problem}")
     for path in report.written:
-        emit(f"wrote {path}\n")
+        emit_line(f"wrote {path}")
     _say_releases(parsers)
     if report.forced:
         raise stop("error: verification failed (see above), and the files were written anyway (--force)", FAILED)
@@ -77,7 +77,7 @@ def _checker(parsers: list[Any], samples: list, pythons: dict, tokenizer_dir: Pa
     def check(staged: Path) -> bool:
         result = verify_releases(staged, exported, samples, pythons, shown=tokenizer_dir)
         for line in result.lines:
-            emit(f"verify: {line}\n")
+            emit_line(f"verify: {line}")
         return result.ok
 
     return check

@@ -9,7 +9,6 @@ input is unusable and nothing is written.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Optional
 

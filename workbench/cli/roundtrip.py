@@ -9,7 +9,6 @@ is; 2 the input is unusable.
 from __future__ import annotations
 
 import io
-import json
 from pathlib import Path
 from typing import Optional
 
@@ -23,7 +22,7 @@ from ..engine.chat_template.roundtrip import WHY, ProbeResult
 from ..engine.preview import preview
 from ..files import InputError, WriteError, load_schema
 from ..probes import parser_of, run_probes, template_file, template_variables, write_probe_samples
-from .output import FAILED, OK, UNUSABLE, ProgressLine, emit, render_budget, render_timeout_option, say, stop
+from .output import FAILED, OK, UNUSABLE, ProgressLine, emit_json, emit_text, render_budget, render_timeout_option, say, stop
 
 
 def roundtrip(
@@ -56,7 +55,10 @@ def roundtrip(
             say(f"wrote {count} samples with their prompts and goldens to {write_samples}")
     except (InputError, WriteError, OSError) as exc:
         raise stop(f"error: {exc}", UNUSABLE)
-    emit(json.dumps([report_dict(r) for r in results], ensure_ascii=False, indent=2) + "\n" if as_json else report_table(results))
+    if as_json:
+        emit_json([report_dict(r) for r in results])
+    else:
+        emit_text(report_table(results))
     raise typer.Exit(FAILED if any(r.parser_wrong for r in results) else OK)
 
 

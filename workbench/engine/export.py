@@ -207,13 +207,24 @@ def export_to(schema_text: str, target: Path, sample_text: str | None = None, fo
         report = export_schema(schema, out=target, force=force)
         lines = [f"Exported to {report.written[0]}"]
     else:
-        report = export_schema(schema, tokenizer_dir=target)
-        lines = [f"Exported into {report.written[0]}"]
+        # As `export --verify`: the folder is checked as it will be (a staged copy) before
+        # anything is written, here with the transformers this process has, if any.
+        checked: list[str] = []
+
+        def check(staged: Path) -> bool:
+            try:
+                result = verify_tokenizer_dir(staged, schema, sample_text, shown=target)
+            except ExportRefused as exc:  # no transformers here: the export goes on, unverified
+                checked.append(f"not verified: {exc}")
+                return True
+            checked.extend(result.lines)
+            return result.ok
+
         try:
-            result = verify_tokenizer_dir(target, schema, sample_text)
-            lines += result.lines if result.ok else ["VERIFY FAILED: " + "; ".join(result.lines)]
-        except ExportRefused as exc:
-            lines.append(f"not verified: {exc}")
+            report = export_parsers([schema], tokenizer_dir=target, verify=check)
+        except VerificationFailed:
+            raise ExportRefused("VERIFY FAILED, nothing written: " + "; ".join(checked)) from None
+        lines = [f"Exported into {report.written[0]}", *checked]
     if report.warnings:
         lines.append(f"{len(report.warnings)} warning(s)")
     return lines + [version_note(schema)]
@@ -236,8 +247,11 @@ def require_transformers():
     return AutoTokenizer
 
 
-def verify_tokenizer_dir(tokenizer_dir: str | Path, schema: Any, sample_text: str | None = None) -> Verification:
-    """Load the folder with transformers and check it holds ``schema`` and parses like we do."""
+def verify_tokenizer_dir(tokenizer_dir: str | Path, schema: Any, sample_text: str | None = None,
+                         shown: str | Path | None = None) -> Verification:
+    """Load the folder with transformers and check it holds ``schema`` and parses like we do
+    (``shown``: the folder to name in messages, when ``tokenizer_dir`` is its staged copy). The
+    folder's own tokenizer code is never run (trust_remote_code=False)."""
     AutoTokenizer = require_transformers()
     import importlib.metadata
 
@@ -246,9 +260,9 @@ def verify_tokenizer_dir(tokenizer_dir: str | Path, schema: Any, sample_text: st
     version = importlib.metadata.version("transformers")
     lines = [f"loaded with transformers {version}"]
     try:
-        tokenizer = AutoTokenizer.from_pretrained(str(tokenizer_dir))
+        tokenizer = AutoTokenizer.from_pretrained(str(tokenizer_dir), trust_remote_code=False)
     except Exception as exc:  # whatever the loader raises, the user needs its words
-        return Verification(False, lines + [f"transformers could not load {tokenizer_dir}: {exc}"])
+        return Verification(False, lines + [f"transformers could not load {shown or tokenizer_dir}: {exc}"])
     key = format_of(schema)
     loaded = getattr(tokenizer, key, None)
     if json.dumps(loaded) != json.dumps(schema):  # strict: key order and 1 vs 1.0 count
