@@ -49,7 +49,16 @@ def compile_re(pattern: str) -> re.Pattern:
             warnings.simplefilter("ignore")
             return re.compile(pattern, re.DOTALL)
     except re.error as exc:
-        raise SchemaValueError(f"invalid regex {pattern!r}: {exc.msg} at offset {exc.pos}") from None
+        raise SchemaValueError(f"invalid regex {_shown(pattern)}: {exc.msg} at offset {exc.pos}") from None
+    except RecursionError:
+        raise SchemaValueError(f"invalid regex {_shown(pattern)}: RecursionError: nested too deeply for Python's re") from None
+    except Exception as exc:  # noqa: BLE001 - a repeat past 4294967295 is an OverflowError, and so on
+        raise SchemaValueError(f"invalid regex {_shown(pattern)}: {type(exc).__name__}: {exc}") from None
+
+
+def _shown(pattern: str) -> str:
+    text = repr(pattern)
+    return text if len(text) <= 200 else text[:197] + "..."
 
 
 # The runtime's calls, one function each. The deadline is the timer's (see arm): the calls
