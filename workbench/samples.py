@@ -18,7 +18,7 @@ from .engine import ParseFailure, parse_response
 from .engine import template as template_engine
 from .engine.formats import format_of
 from .engine.versions import SCHEMA, TEMPLATE
-from .files import InputError, read_sample
+from .files import InputError, load_json, read_sample
 
 ERROR_SUFFIX = ".expected-error.txt"
 EXPECTED_SUFFIX = ".expected.json"
@@ -126,10 +126,10 @@ def expected_of(sample: Sample, fmt: str | None = None) -> tuple[str, Any] | Non
     value_path, error_path = sample.expected_value_path(fmt), sample.expected_error_path(fmt)
     try:
         if value_path.is_file():
-            return "value", json.loads(value_path.read_text(encoding="utf-8"))
+            return "value", load_json(value_path, "golden")
         if error_path.is_file():
             return "error", error_path.read_text(encoding="utf-8").strip()
-    except (OSError, ValueError):
+    except (OSError, ValueError, InputError):
         return None
     return None
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..files import InputError, WriteError, atomic_write_all, dump_json, parse_schema_text, read_text
 from .formats import format_of
-from .template import load_template
+from .template import load_failure
 from .validate import Problem, errors, validate
 from .versions import TEMPLATE
 
@@ -49,10 +49,9 @@ class ExportReport:
 
 def _checked(schema: Any) -> list[Problem]:
     if format_of(schema) == TEMPLATE:
-        try:
-            load_template(schema)
-        except ValueError as exc:
-            raise ExportRefused(f"transformers would reject this response_template when it loads: {exc}") from None
+        failure = load_failure(schema)
+        if failure is not None:
+            raise ExportRefused(f"transformers would reject this response_template when it loads: {failure}")
         return []
     problems = validate(schema)
     bad = errors(problems)

@@ -205,3 +205,20 @@ def load_template(spec: Any) -> Template:
         anchor=anchor,
         implicit=implicit[0] if implicit else None,
     )
+
+
+def load_failure(spec: Any) -> str | None:
+    """None when transformers loads ``spec``; else what it raises when it does, as one line: a
+    ValueError's message (the checks of §1.9b), or another exception's type and message (the
+    runtime's own code running into a value it does not expect: ``"content": {...}`` is a
+    ``TypeError: unhashable type: 'dict'``, a pattern that is not a string a TypeError, a
+    transform nested past the recursion limit a RecursionError)."""
+    try:
+        load_template(spec)
+    except Exception as exc:  # noqa: BLE001 - whatever the runtime raises on load is the answer
+        return describe_load_error(exc)
+    return None
+
+
+def describe_load_error(exc: Exception) -> str:
+    return str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
