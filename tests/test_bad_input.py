@@ -333,6 +333,60 @@ def test_a_regex_re_refuses_with_any_error_is_an_invalid_regex_at_its_node(patte
     assert "Python's re rejects this regex" in problems[0].message
 
 
+@pytest.mark.parametrize(("levels", "fails"), [(400, False), (600, True)])
+def test_groups_nested_past_what_the_runtimes_re_compiles_fail_as_there(levels, fails):
+    """Our walks run under a higher recursion limit than transformers', so how deep ``re`` may
+    nest groups is decided as the runtime's limit decides it (about 495 levels), not by ours."""
+    pattern = "(?:" * (levels - 1) + "(a)" + ")" * (levels - 1)
+    schema = {"type": "object", "properties": {"c": {"type": "string", "x-regex": pattern}}}
+    if not fails:
+        assert same(workbench.parse_response("a", schema), oracle_parse("a", schema))
+        assert errors(workbench.validate(schema)) == []
+        return
+    with pytest.raises(RecursionError):
+        oracle_parse("a", schema)
+    with pytest.raises(ParseFailure, match="RecursionError: groups nested too deeply") as caught:
+        workbench.parse_response("a", schema)
+    assert caught.value.path == "/properties/c"
+    assert [p.path for p in errors(workbench.validate(schema))] == ["/properties/c/x-regex"]
+
+
+@pytest.mark.parametrize(
+    ("opener", "levels", "fails"),
+    [("(", 280, False), ("(", 400, True), ("(?:", 150, False), ("(?:", 300, True), ("(?=", 200, False), ("(?=", 300, True)],
+)
+def test_template_patterns_nested_past_what_the_runtimes_regex_compiles_fail_as_there(template_oracle, opener, levels, fails):
+    """The template runtime's ``regex`` spends three to five frames a level of nesting, by kind of
+    group; the message of its RecursionError depends on where in its compiler the limit strikes."""
+    pattern = opener * levels + "<x>" + ")" * levels
+    template = {"start_anchor": "@", "fields": {"x": {"open_pattern": pattern, "close": "</x>"}}}
+    if opener == "(":
+        template["fields"]["x"]["transform"] = {"content": "{content}"}  # named or not, groups need none
+    expected = template_oracle.parse("@<x>hi</x>", template)
+    failure = load_failure(template)
+    if fails:
+        assert expected[:2] == ("error", "RecursionError")
+        assert failure.startswith("RecursionError: maximum recursion depth exceeded")
+    else:
+        assert failure is None and expected == ("value", template_parse_response("@<x>hi</x>", template, prefix=""))
+
+
+@pytest.mark.parametrize(("levels", "fails"), [(300, False), (700, True)])
+def test_template_defaults_nested_past_what_the_runtime_copies_fail_as_there(template_oracle, levels, fails):
+    defaults: object = "assistant"
+    for _ in range(levels):
+        defaults = {"a": defaults}
+    template = {"start_anchor": "@", "defaults": defaults, "fields": {"x": {}}}
+    expected = template_oracle.parse("@hi", template)
+    failure = load_failure(template)
+    if fails:
+        assert expected[:2] == ("error", "RecursionError") and failure.startswith("RecursionError: maximum recursion depth exceeded")
+    else:
+        assert failure is None and expected[0] == "value"
+        with deep():
+            assert expected[1] == template_parse_response("@hi", template, prefix="")
+
+
 def test_a_substitution_pattern_re_refuses_is_an_error_at_its_pointer():
     schema = {"type": "string", "x-regex-substitutions": [[OVERFLOW, "b"]]}
     problems = errors(workbench.validate(schema))

@@ -13,6 +13,8 @@ Three numbers, each with its reason:
   by default), less the frames above the call: about 993 levels from a script's top level, a few
   less inside an application. Past this the runtime raises RecursionError, and so does our
   reproduction of it, without ever running a decoder that deep.
+- ``RUNTIME_RE_GROUPS`` / ``RUNTIME_REGEX_FRAMES``: the same for a pattern's nested groups, which
+  ``re`` (schemas) and ``regex`` (templates) compile recursively.
 - ``RECURSION_LIMIT`` (20,000 frames): what the engine's walks run under (``deep()``). Our
   interpreter spends up to three Python frames per schema level where ``recursive_parse`` spends
   one (the trace records each node), and validation, the trace's JSON view and the CLI's JSON
@@ -35,6 +37,17 @@ from typing import Iterator
 MAX_JSON_DEPTH = 1000
 RUNTIME_JSON_DEPTH = 990
 RECURSION_LIMIT = 20_000
+# Groups nested deeper than this make the runtime's ``re.compile`` run out of recursion at Python's
+# default limit: two frames a level of any kind, about 495 levels from a script's top level.
+RUNTIME_RE_GROUPS = 490
+# The ``regex`` package (the template runtime's) spends more, by kind of group: three frames a level
+# for ``(``, five for ``(?:``, four for any other ``(?``, and gives up at about 985 frames in all
+# (329 plain groups, 197 non-capturing, 246 lookarounds) from a script's top level.
+RUNTIME_REGEX_FRAMES = 975
+# A template's values the runtime walks recursively when it loads one: ``defaults`` is deep-copied
+# (two frames a level: about 496 levels), a ``transform`` checked (one frame a level: about 992).
+RUNTIME_DEFAULTS_DEPTH = 490
+RUNTIME_TRANSFORM_DEPTH = 985
 
 # A JSON string (closed or not) or a bracket. Strings are skipped whole so that brackets inside
 # them do not count.
@@ -127,3 +140,68 @@ def runtime_json_overflow(text: str) -> str | None:
         pass  # the limit here is as low as the runtime's: the runtime's error, then
     kind = "array" if text[at] == "[" else "object"
     return f"maximum recursion depth exceeded while decoding a JSON {kind} from a unicode string"
+
+
+def groups_too_deep(pattern: str, limit: int) -> bool:
+    """Whether the pattern nests groups (of any kind) more than ``limit`` deep, as ``re`` counts
+    them: escapes and character classes skipped, as the compilers read them."""
+    return pattern.count("(") > limit and _deepest(pattern, lambda kind: 1, limit) > limit
+
+
+def regex_groups_too_deep(pattern: str) -> bool:
+    """Whether the ``regex`` package's compiler, at Python's default recursion limit, runs out of
+    recursion on the pattern's nested groups (see RUNTIME_REGEX_FRAMES)."""
+    return 5 * pattern.count("(") > RUNTIME_REGEX_FRAMES and _deepest(pattern, _regex_frames, RUNTIME_REGEX_FRAMES) > RUNTIME_REGEX_FRAMES
+
+
+def _regex_frames(kind: str) -> int:
+    return 3 if kind != "?" else 4
+
+
+def _deepest(pattern: str, cost, limit: int) -> int:
+    """The most a chain of nested groups costs (each group by ``cost(kind)``, kind the character
+    after its ``(``; ``(?:`` costs one more), stopping once past ``limit``."""
+    stack: list[int] = []
+    total = deepest = 0
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            i += 1
+            if i < n and pattern[i] == "^":
+                i += 1
+            if i < n and pattern[i] == "]":
+                i += 1  # a leading ] is a literal
+            while i < n and pattern[i] != "]":
+                i += 2 if pattern[i] == "\\" else 1
+        elif c == "(":
+            kind = pattern[i + 1 : i + 2]
+            step = cost(kind) + (1 if kind == "?" and pattern[i + 2 : i + 3] == ":" and cost(kind) > 1 else 0)
+            stack.append(step)
+            total += step
+            if total > deepest:
+                deepest = total
+                if deepest > limit:
+                    return deepest
+        elif c == ")" and stack:
+            total -= stack.pop()
+        i += 1
+    return deepest
+
+
+def value_too_deep(value: object, limit: int) -> bool:
+    """Whether lists and dicts nest more than ``limit`` levels in ``value`` (without recursion)."""
+    stack = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        elif not isinstance(item, list):
+            continue
+        if level + 1 > limit:
+            return True
+        stack.extend((child, level + 1) for child in item)
+    return False

@@ -21,7 +21,7 @@ import regex
 from .backtracking import risks as backtracking_risks
 from .backtracking import trims as slow_trims
 from .pointer import display, escape
-from .depth import deep
+from .depth import RUNTIME_RE_GROUPS, deep, groups_too_deep
 
 ERROR = "error"
 WARNING = "warning"
@@ -72,7 +72,10 @@ def validate(schema: Any) -> list[Problem]:
 def _refusal(exc: Exception) -> str:
     """Why ``re`` refused a pattern or template with an error other than ``re.error``."""
     if isinstance(exc, RecursionError):
-        return "RecursionError: nested too deeply for Python's re"
+        return (
+            "RecursionError: groups nested too deeply for Python's re "
+            f"(transformers' re.compile gives up past about {RUNTIME_RE_GROUPS} levels)"
+        )
     return f"{type(exc).__name__}: {exc}"
 
 
@@ -164,6 +167,9 @@ class _Checker:
     def regex(self, pattern: Any, where: str) -> re.Pattern | None:
         if not isinstance(pattern, str):
             self.error(where, f"a regex must be a string, not {_json_type(pattern)}")
+            return None
+        if groups_too_deep(pattern, RUNTIME_RE_GROUPS):
+            self.error(where, f"Python's re rejects this regex: {_refusal(RecursionError())}")
             return None
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
