@@ -541,3 +541,12 @@ def test_special_files_and_huge_files_are_refused_in_one_sentence(special_files,
     result = run(*[a.format(d=special_files) for a in args], timeout=30)
     assert_clean(result, 2, phrase)
     assert not (special_files / "out.json").exists()
+
+
+def test_the_runtime_depth_check_leaves_what_is_not_text_to_json_loads():
+    """A value that is not text reaches json.loads, which names its type as the runtime's does
+    (glm45's template casts a missing argument)."""
+    from workbench.engine.template.tools import cast
+
+    with pytest.raises(TypeError, match="the JSON object must be str, bytes or bytearray, not NoneType"):
+        cast(None, ("object",))

@@ -41,7 +41,7 @@ def _check_depth(text: str) -> None:
     """The runtime's json.loads raises RecursionError past the nesting Python's default recursion
     limit allows (depth.RUNTIME_JSON_DEPTH); ours may run under a higher limit, so it raises the
     same error there itself."""
-    if len(text) > 2 * RUNTIME_JSON_DEPTH:
+    if isinstance(text, str) and len(text) > 2 * RUNTIME_JSON_DEPTH:  # (json.loads names other types itself)
         overflow = runtime_json_overflow(text)
         if overflow is not None:
             raise RecursionError(overflow)
