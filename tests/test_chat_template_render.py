@@ -154,7 +154,7 @@ def test_errors_name_the_file_or_the_template_line(tmp_path):
     broken = tmp_path / "broken"
     broken.mkdir()
     (broken / "tokenizer_config.json").write_text('{"chat_template": "x",\n  oops}', encoding="utf-8")
-    with pytest.raises(InputError, match=r"tokenizer_config.json:2:3: not JSON"):
+    with pytest.raises(InputError, match=r"tokenizer_config.json:2:3: invalid JSON"):
         load_chat_template(broken)
     raises = (Path(__file__).parent / "chat_templates" / "raises.jinja").read_text(encoding="utf-8")
     with pytest.raises(ChatTemplateError) as caught:

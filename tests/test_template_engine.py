@@ -312,6 +312,25 @@ CASES: dict[str, tuple] = {
         None,
         Raises(ValueError, "response_template: invalid start_anchor_pattern regex: unterminated character set at position 1"),
     ),
+    # Wrong-typed keys the runtime's own code runs into (not its checks): its TypeError, verbatim
+    "load-content-dict": (tpl({"x": {"content": {"type": "json"}}}), "", "", None, Raises(TypeError, "unhashable type: 'dict'")),
+    "load-content-list": (tpl({"x": {"content": ["json"]}}), "", "", None, Raises(TypeError, "unhashable type: 'list'")),
+    "load-open-pattern-int": (
+        tpl({"x": {"open_pattern": 5}}), "", "", None, Raises(TypeError, "first argument must be a string or compiled pattern")
+    ),
+    "load-open-pattern-list": (tpl({"x": {"open_pattern": ["<x>"]}}), "", "", None, Raises(TypeError, "unhashable type: 'list'")),
+    "load-close-pattern-null": (
+        tpl({"x": {"open": "<x>", "close_pattern": None}}), "", "", None,
+        Raises(TypeError, "first argument must be a string or compiled pattern"),
+    ),
+    "load-anchor-pattern-int": (
+        {"start_anchor_pattern": 3, "fields": {"x": {}}}, "", "", None,
+        Raises(TypeError, "first argument must be a string or compiled pattern"),
+    ),
+    "load-open-pattern-repeat-too-big": (
+        tpl({"x": {"open_pattern": "(a{4294967295})"}}), "", "", None,
+        Raises(ValueError, "Field 'x': invalid open_pattern regex: repeat count too big at position 3"),
+    ),
     "load-two-implicit": (
         tpl({"a": {}, "o": {"open": "<o>"}, "b": {"close": "."}}),
         "",

@@ -16,12 +16,11 @@ legacy ``special_tokens_map.json``. ``ChatTemplate.pick`` chooses among named te
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .files import InputError, read_text
+from .files import InputError, load_json, read_text
 
 SPECIAL_TOKENS = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token")
 TEMPLATE_FILE = "chat_template.jinja"
@@ -118,11 +117,7 @@ def _templates_of(value: Any, path: Path) -> tuple[dict[str, str], dict[str, Pat
 
 
 def _read_json(path: Path) -> dict:
-    text = read_text(path, "JSON")
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}", exc.lineno, exc.colno) from None
+    value = load_json(path, "JSON")
     if not isinstance(value, dict):
         raise InputError(f"{path}: expected a JSON object")
     return value

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .engine import errors, validate
-from .engine.template import load_template
+from .engine.template import load_failure
 from .engine.versions import SCHEMA, TEMPLATE
 from .files import InputError, ReadOnlyError, WriteError, atomic_write, dump_json, load_schema, read_only_mode
 from .samples import MATCHES, Sample, is_sample_file, judge, load, parser_files
@@ -91,11 +91,8 @@ def check_family(schema_path: Path, folder: Path, fmt: str = SCHEMA) -> FamilyRe
 def _unusable(path: Path, parser: Any, fmt: str) -> str | None:
     """Why the parser cannot run at all: validation errors, or what transformers raises on load."""
     if fmt == TEMPLATE:
-        try:
-            load_template(parser)
-        except ValueError as exc:
-            return f"{path}: {exc}"
-        return None
+        failure = load_failure(parser)
+        return None if failure is None else f"{path}: {failure}"
     bad = errors(validate(parser))
     return f"{path}: {bad[0]}" + (f" (+{len(bad) - 1} more)" if len(bad) > 1 else "") if bad else None
 

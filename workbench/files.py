@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from .engine.depth import MAX_JSON_DEPTH, deep, too_deep
 from .engine.visible import escape_json_text
 
 
@@ -24,15 +25,69 @@ class InputError(Exception):
         self.line, self.column = line, column  # 1-based, for JSON syntax errors
 
 
+# The largest file read as input. Model outputs the project benchmarks are 2 MB; anything past
+# this is not a sample or a schema (``/dev/zero``, a disk image) and would only exhaust memory.
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+_MAX_SHOWN = "64 MiB"
+
+
+class NestingError(InputError):
+    """JSON nested deeper than the workbench (and transformers) read: unusable input, even for
+    ``validate``, which reports JSON syntax errors as schema errors."""
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a plain file"
+
+
 def _read_bytes(path: Path, what: str) -> bytes:
-    if not path.exists():
-        raise InputError(f"{path}: no such {what} file")
-    if path.is_dir():
-        raise InputError(f"{path}: is a folder, not a {what} file")
+    """The whole file, if it is a regular file of at most MAX_INPUT_BYTES. Checked before it is
+    opened, and opened without blocking (a FIFO would wait for a writer forever; /dev/zero never
+    ends), then checked again on the open file, so a file swapped in between is caught too."""
     try:
-        return path.read_bytes()
+        info = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        raise InputError(f"{path}: no such {what} file") from None
     except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+        raise InputError(f"{path}: cannot read: {exc.strerror or type(exc).__name__}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise InputError(f"{path}: is a folder, not a {what} file")
+    _check_regular(path, what, info)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or type(exc).__name__}") from None
+    try:
+        _check_regular(path, what, os.fstat(fd))
+        chunks, size = [], 0
+        while size <= MAX_INPUT_BYTES:
+            chunk = os.read(fd, MAX_INPUT_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or type(exc).__name__}") from None
+    finally:
+        os.close(fd)
+    if size > MAX_INPUT_BYTES:
+        raise InputError(f"{path}: larger than the {_MAX_SHOWN} the workbench reads in a {what} file")
+    return b"".join(chunks)
+
+
+def _check_regular(path: Path, what: str, info: os.stat_result) -> None:
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(f"{path}: not a regular file ({_kind(info.st_mode)}), so not read as a {what} file")
+    if info.st_size > MAX_INPUT_BYTES:
+        raise InputError(
+            f"{path}: {info.st_size:,} bytes, larger than the {_MAX_SHOWN} the workbench reads in a {what} file"
+        )
 
 
 def _decode(path: Path, data: bytes) -> str:
@@ -57,16 +112,60 @@ def read_sample(path: str | os.PathLike) -> str:
     return read_text(path, "sample")
 
 
-def parse_schema_text(text: str, source: str = "<schema>") -> Any:
-    """JSON from text; a syntax error becomes an InputError naming ``source:line:column``."""
+def parse_json_text(text: str, source: str = "<schema>") -> Any:
+    """JSON from text, for every JSON the workbench reads: a syntax error becomes an InputError
+    naming ``source:line:column``, JSON nested deeper than depth.MAX_JSON_DEPTH a NestingError
+    (so no walk of it ever runs out of recursion)."""
+    check_json_depth(text, source)
     try:
-        return json.loads(text)
+        with deep():
+            return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"{source}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
+        _raise_syntax(exc, source)
+    except ValueError as exc:  # a number with more than 4,300 digits, and such
+        raise InputError(f"{source}: invalid JSON: {exc}") from None
+    except RecursionError:  # (the depth is checked first; a last guard all the same)
+        raise NestingError(f"{source}: JSON nested too deeply (more than {MAX_JSON_DEPTH:,} levels)") from None
+
+
+def check_json_depth(text: str, source: str) -> None:
+    """A NestingError naming ``source:line:column`` when the JSON text nests deeper than
+    depth.MAX_JSON_DEPTH levels, unless a syntax error comes first (then json.loads reports it)."""
+    at = too_deep(text, MAX_JSON_DEPTH)
+    if at is None:
+        return
+    try:
+        with deep():
+            json.loads(text[: at + 1])
+    except json.JSONDecodeError as exc:
+        if exc.pos <= at:
+            return  # the syntax error comes first: the caller's json.loads reports it
+    except (ValueError, RecursionError):
+        pass
+    line = text.count("\n", 0, at) + 1
+    column = at - (text.rfind("\n", 0, at) + 1) + 1
+    raise NestingError(
+        f"{source}:{line}:{column}: JSON nested too deeply (more than {MAX_JSON_DEPTH:,} levels of arrays and "
+        "objects, the most the workbench reads, and deeper than transformers' own json.load goes)",
+        line,
+        column,
+    )
+
+
+def _raise_syntax(exc: json.JSONDecodeError, source: str) -> None:
+    raise InputError(f"{source}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
+
+
+parse_schema_text = parse_json_text
+
+
+def load_json(path: str | os.PathLike, what: str = "JSON") -> Any:
+    """A JSON file's value (``what`` names the kind of file in messages)."""
+    return parse_json_text(read_text(path, what), str(path))
 
 
 def load_schema(path: str | os.PathLike) -> Any:
-    return parse_schema_text(read_text(path, "schema"), str(path))
+    return load_json(path, "schema")
 
 
 class WriteError(OSError):

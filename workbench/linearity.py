@@ -291,10 +291,9 @@ def _family_work(result: FamilyResult, folder: Path, time_limit: float) -> list[
         result.problem = str(exc)
         return []
     if result.format == TEMPLATE:
-        try:
-            template_engine.load_template(parser)
-        except ValueError as exc:
-            result.problem = f"{result.schema}: {exc}"
+        failure = template_engine.load_failure(parser)
+        if failure is not None:
+            result.problem = f"{result.schema}: {failure}"
             return []
     elif bad := errors(validate(parser)):
         result.problem = f"{result.schema}: {bad[0]}"

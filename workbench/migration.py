@@ -21,7 +21,7 @@ from .engine.formats import format_of
 from .engine.template import load_template
 from .engine.template.slow_delimiters import slow_delimiters
 from .engine.versions import TEMPLATE
-from .files import InputError, atomic_write, dump_json
+from .files import InputError, atomic_write, check_json_depth, dump_json
 from .samples import Sample
 
 OK, FAILED = 0, 1  # the exit codes of ``workbench migrate`` (2, unusable input, is the CLI's)
@@ -105,6 +105,7 @@ def anchor_from(cases: list[Case]) -> Any:
 
 def schema_to_migrate(text: str) -> Any:
     """The schema in an editor's text, if it can be migrated; else InputError saying why."""
+    check_json_depth(text, "the schema")
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -32,8 +32,8 @@ def parser_of(path: Path, value: Any) -> tuple[str, Callable[[str, str], Any]]:
     if format_of(value) == TEMPLATE:
         try:
             compiled = template_engine.load_template(value)
-        except (ValueError, TypeError, KeyError) as exc:
-            raise InputError(f"{path}: {exc}") from None
+        except Exception as exc:  # noqa: BLE001 - what transformers raises when it loads it
+            raise InputError(f"{path}: {template_engine.describe_load_error(exc)}") from None
         return TEMPLATE, lambda output, prompt: template_engine.parse_response(output, compiled, prefix=prompt)
     problems = error_problems(validate_schema(value))
     if problems:

@@ -620,5 +620,7 @@ _HUNG = object()
 if __name__ == "__main__":  # pragma: no cover - the process AnalysisClient starts
     # Through the imported module, so that what it pickles names workbench.worker, not __main__.
     from workbench import worker
+    from workbench.engine.depth import raise_limit
 
+    raise_limit()  # results as deep as the schemas the editor accepts pickle too (see depth.py)
     worker._serve(Connection(int(sys.argv[1])))

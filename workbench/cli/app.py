@@ -6,6 +6,8 @@ import importlib.metadata
 
 import typer
 
+from ..engine.depth import raise_limit
+
 from .check import check
 from .draft import draft
 from .export import export
@@ -54,4 +56,7 @@ app.command()(draft)
 
 
 def main() -> None:
+    # Every input is capped at depth.MAX_JSON_DEPTH levels when it is read, so the walks of it
+    # (the engines, the trace's JSON, the output's JSON) may recurse that deep: see depth.py.
+    raise_limit()
     app()

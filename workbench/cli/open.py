@@ -38,6 +38,7 @@ def open_(
     from ..document import SchemaDocument
     from ..samples import discover, family_schema, load
     from ..templates import STARTER_TEMPLATE
+    from ..files import check_json_depth
     from .template_parse import tools_from
 
     # The probes live in a folder of their own for as long as the app runs, removed when it ends
@@ -60,6 +61,9 @@ def open_(
                 document = SchemaDocument(_template_path(paths[0]), STARTER_TEMPLATE)
             else:
                 document = SchemaDocument.open(schema)
+            # Not-JSON text opens (the editor shows where it breaks); JSON nested deeper than
+            # anything reads is refused here, before the screen starts.
+            check_json_depth(document.saved_text, str(document.path))
             if chat_template is not None:
                 samples += _probe_samples(chat_template, document, variable, Path(probes), render_budget(render_timeout))
         except InputError as exc:

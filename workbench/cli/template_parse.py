@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import Any, Optional
 
-from ..engine.template import ResponseParser, load_template, parse_response, trace_response
+from ..engine.template import ResponseParser, load_failure, parse_response, trace_response
 from ..engine.versions import tools_narrowing
-from ..files import InputError, dump_json, read_sample, read_text
+from ..files import InputError, dump_json, load_json, read_sample
 from ..samples import prompt_file
 from .output import FAILED, UNUSABLE, emit, say, stop
 
@@ -35,10 +35,7 @@ def prompt_for(sample: Path, prefix: Optional[str], prefix_file: Optional[Path])
 def tools_from(path: Optional[Path]) -> Any:
     if path is None:
         return None
-    try:
-        tools = json.loads(read_text(path, "tools"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from None
+    tools = load_json(path, "tools")
     if not isinstance(tools, list):
         raise InputError(f"{path}: tool definitions must be a JSON list")
     return tools
@@ -47,10 +44,9 @@ def tools_from(path: Optional[Path]) -> Any:
 def parse_with_template(
     sample: Path, text: str, schema: Path, template: Any, prefix: str, tools: Any, stream: bool, chunk: int, show_trace: bool = False
 ) -> None:
-    try:
-        load_template(template)
-    except ValueError as exc:
-        raise stop(f"error: {schema}: {exc}", UNUSABLE)
+    failure = load_failure(template)
+    if failure is not None:
+        raise stop(f"error: {schema}: {failure}", UNUSABLE)
     if tools is not None:
         say(f"note: {tools_narrowing().why}")
     if show_trace:

@@ -9,10 +9,10 @@ import typer
 
 from ..engine import WARNING, Problem, errors, validate as validate_schema
 from ..engine.formats import format_of
-from ..engine.template import load_template
+from ..engine.template import load_failure
 from ..engine.template.slow_delimiters import slow_delimiters
 from ..engine.versions import TEMPLATE, schema_releases, template_releases
-from ..files import InputError, parse_schema_text, read_text
+from ..files import InputError, NestingError, parse_schema_text, read_text
 from .output import FAILED, OK, UNUSABLE, emit, emit_line, stop
 
 
@@ -25,6 +25,8 @@ def validate(schema: Path = typer.Argument(..., help="The response schema or res
         raise stop(f"error: {exc}", UNUSABLE)
     try:
         value = parse_schema_text(text, str(schema))
+    except NestingError as exc:  # valid JSON, but deeper than anything reads: unusable, not a schema error
+        raise stop(f"error: {exc}", UNUSABLE)
     except InputError as exc:
         raise stop(f"error: {exc}", FAILED)
     if format_of(value) == TEMPLATE:
@@ -43,10 +45,9 @@ def _validate_template(path: Path, value) -> None:
     """A template is checked as transformers 5.23.0 checks it when it loads: the first error, in
     its words (the runtime stops at the first); then, as warnings, delimiters that make its parse
     quadratic."""
-    try:
-        load_template(value)
-    except ValueError as exc:
-        emit_line(f"{path}: error {exc}")
+    failure = load_failure(value)
+    if failure is not None:
+        emit_line(f"{path}: error {failure}")
         raise typer.Exit(FAILED)
     warnings = [Problem(pointer, WARNING, why) for pointer, why in slow_delimiters(value)]
     for problem in warnings:

@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterator, Sequence
 from ..files import InputError, WriteError, atomic_write_all, check_outputs, dump_json, parse_schema_text, read_text
 from ..locks import folder_lock
 from .formats import format_of
-from .template import load_template
+from .template import load_failure
 from .validate import Problem, errors, validate
 from .versions import TEMPLATE
 
@@ -62,10 +62,9 @@ class ExportReport:
 
 def _checked(schema: Any) -> list[Problem]:
     if format_of(schema) == TEMPLATE:
-        try:
-            load_template(schema)
-        except ValueError as exc:
-            raise ExportRefused(f"transformers would reject this response_template when it loads: {exc}") from None
+        failure = load_failure(schema)
+        if failure is not None:
+            raise ExportRefused(f"transformers would reject this response_template when it loads: {failure}")
         return []
     problems = validate(schema)
     bad = errors(problems)

@@ -24,6 +24,7 @@ from typing import Any
 import jmespath
 
 from . import trace_tree as tr
+from .depth import RUNTIME_JSON_DEPTH, enter as _deep_enter, leave as _deep_leave, runtime_json_overflow
 from .errors import ParseFailure, RegexTimeout, SchemaTypeError, SchemaValueError
 from .gemma4 import gemma4_to_json
 from .pointer import escape
@@ -221,6 +222,8 @@ def _parser(schema: dict, content: Any, loc: Any, text: str | None) -> tuple[Any
         # error, which costs more than the rest of the node.
         parsed = content
     else:
+        if len(content) > _DEEP_JSON_LENGTH:
+            _check_json_depth(content)
         try:
             parsed = _json_loads(content)
         except json.JSONDecodeError as exc:
@@ -246,6 +249,21 @@ def _parser(schema: dict, content: Any, loc: Any, text: str | None) -> tuple[Any
 
 
 _json_loads = json.loads
+# The shortest JSON text that can nest deeper than transformers' json.loads decodes.
+_DEEP_JSON_LENGTH = 2 * RUNTIME_JSON_DEPTH
+
+
+def _check_json_depth(content: str) -> None:
+    """The runtime's json.loads raises RecursionError on JSON nested deeper than Python's recursion
+    limit lets it go (depth.RUNTIME_JSON_DEPTH levels); ours runs under a higher limit, so it
+    stops there itself, as a failure of this node (whatever allow_non_json says: the runtime
+    catches only JSONDecodeError)."""
+    overflow = runtime_json_overflow(content)
+    if overflow is not None:
+        raise SchemaValueError(
+            f"could not parse its contents as JSON: nested deeper than about {RUNTIME_JSON_DEPTH} levels, where "
+            f"transformers' json.loads raises RecursionError ({overflow}). Content: {_preview(content)}"
+        )
 _JSON_WS = " \t\n\r"
 # What json.loads accepts first: a value's first character (NaN and Infinity included) or whitespace.
 _JSON_FIRST = frozenset('"{[ntfNI-0123456789' + _JSON_WS)
@@ -835,6 +853,7 @@ def parse_response(text: Any, schema: Any, *, time_limit: float = DEFAULT_TIME_L
     # manager: on a small output the manager's calls were a measurable share of the parse.)
     collecting = gc.isenabled()
     gc.disable()
+    _deep_enter()  # every schema a file can hold, at any depth (see depth.py)
     token = arm(time_limit)
     try:
         return _walk(text, schema)
@@ -842,6 +861,7 @@ def parse_response(text: Any, schema: Any, *, time_limit: float = DEFAULT_TIME_L
         raise _located(exc, "", None) from None
     finally:
         disarm(token)
+        _deep_leave()
         if collecting:
             gc.enable()
 
@@ -865,6 +885,7 @@ def trace(
     loc = 0 if raw is not None else None
     collecting = gc.isenabled()  # see parse_response
     gc.disable()
+    _deep_enter()
     token = arm(time_limit)
     try:
         if cache is None:
@@ -875,6 +896,7 @@ def trace(
         error = exc
     finally:
         disarm(token)
+        _deep_leave()
         if collecting:
             gc.enable()
     if cache is not None:

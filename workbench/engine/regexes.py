@@ -19,6 +19,7 @@ import warnings
 from functools import lru_cache
 from typing import Any, Iterator
 
+from .depth import RUNTIME_RE_GROUPS, groups_too_deep
 from .errors import RegexTimeout, SchemaTypeError, SchemaValueError
 
 DEFAULT_TIME_LIMIT = 2.0  # seconds for one whole parse; real schemas need milliseconds
@@ -43,13 +44,27 @@ def check_pattern(pattern: object) -> str:
 def compile_re(pattern: str) -> re.Pattern:
     """Compile as transformers does (``re``, DOTALL); a bad pattern is an error naming the offset."""
     check_pattern(pattern)
+    if groups_too_deep(pattern, RUNTIME_RE_GROUPS):  # the runtime's re runs out of recursion (ours need not)
+        raise SchemaValueError(f"invalid regex {_shown(pattern)}: RecursionError: {_TOO_DEEP}") from None
     try:
         with warnings.catch_warnings():
             # "Possible nested set" and friends: validate() reports them; a parse stays quiet.
             warnings.simplefilter("ignore")
             return re.compile(pattern, re.DOTALL)
     except re.error as exc:
-        raise SchemaValueError(f"invalid regex {pattern!r}: {exc.msg} at offset {exc.pos}") from None
+        raise SchemaValueError(f"invalid regex {_shown(pattern)}: {exc.msg} at offset {exc.pos}") from None
+    except RecursionError:
+        raise SchemaValueError(f"invalid regex {_shown(pattern)}: RecursionError: {_TOO_DEEP}") from None
+    except Exception as exc:  # noqa: BLE001 - a repeat past 4294967295 is an OverflowError, and so on
+        raise SchemaValueError(f"invalid regex {_shown(pattern)}: {type(exc).__name__}: {exc}") from None
+
+
+_TOO_DEEP = f"groups nested too deeply for Python's re (transformers' re.compile gives up past about {RUNTIME_RE_GROUPS} levels)"
+
+
+def _shown(pattern: str) -> str:
+    text = repr(pattern)
+    return text if len(text) <= 200 else text[:197] + "..."
 
 
 # The runtime's calls, one function each. The deadline is the timer's (see arm): the calls

@@ -21,6 +21,7 @@ import regex
 from .backtracking import risks as backtracking_risks
 from .backtracking import trims as slow_trims
 from .pointer import display, escape
+from .depth import RUNTIME_RE_GROUPS, deep, groups_too_deep
 
 ERROR = "error"
 WARNING = "warning"
@@ -63,8 +64,19 @@ def validate(schema: Any) -> list[Problem]:
     if not isinstance(schema, dict):
         problems.append(Problem("", ERROR, f"a response schema must be a JSON object, not {_json_type(schema)}"))
         return problems
-    _Checker(problems).node(schema, "")
+    with deep():  # a schema nested as deep as a file may hold (see depth.py)
+        _Checker(problems).node(schema, "")
     return problems
+
+
+def _refusal(exc: Exception) -> str:
+    """Why ``re`` refused a pattern or template with an error other than ``re.error``."""
+    if isinstance(exc, RecursionError):
+        return (
+            "RecursionError: groups nested too deeply for Python's re "
+            f"(transformers' re.compile gives up past about {RUNTIME_RE_GROUPS} levels)"
+        )
+    return f"{type(exc).__name__}: {exc}"
 
 
 def _json_type(value: Any) -> str:
@@ -156,6 +168,9 @@ class _Checker:
         if not isinstance(pattern, str):
             self.error(where, f"a regex must be a string, not {_json_type(pattern)}")
             return None
+        if groups_too_deep(pattern, RUNTIME_RE_GROUPS):
+            self.error(where, f"Python's re rejects this regex: {_refusal(RecursionError())}")
+            return None
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
@@ -169,6 +184,11 @@ class _Checker:
                 else:
                     message += " (the regex package would accept it, but transformers runs re)"
                 self.error(where, message)
+                return None
+            except Exception as exc:  # noqa: BLE001 - re has more ways to refuse a pattern than re.error
+                # (a repeat past 4294967295 is an OverflowError, groups nested past the recursion
+                # limit a RecursionError): the same refusal, from the same call transformers makes.
+                self.error(where, f"Python's re rejects this regex: {_refusal(exc)}")
                 return None
         for warning in caught:
             self.warn(where, f"re warns: {warning.message}")
@@ -219,6 +239,8 @@ class _Checker:
                     compiled.sub(pair[1], "", count=1)
                 except re.error as exc:
                     self.error(f"{at}/1", f"bad replacement: {exc.msg}")
+                except Exception as exc:  # noqa: BLE001 - as for patterns
+                    self.error(f"{at}/1", f"bad replacement: {_refusal(exc)}")
 
     def parser(self, node: dict, path: str) -> None:
         if "x-parser" not in node:

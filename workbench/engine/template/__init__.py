@@ -11,7 +11,7 @@ event and error for error (``transformers.utils.chat_parsing``; RESPONSE_TEMPLAT
 """
 
 from .errors import DEFAULT_TIME_LIMIT, TemplateRegexTimeout
-from .load import Template, load_template
+from .load import Template, describe_load_error, load_failure, load_template
 from .stream import ResponseParser, parse_response
 from .trace import trace_response
 from .trace_types import Candidate, Dropped, Emptied, Failure, Region, TemplateTrace, TieBreak
@@ -28,6 +28,8 @@ __all__ = [
     "TemplateRegexTimeout",
     "TemplateTrace",
     "TieBreak",
+    "describe_load_error",
+    "load_failure",
     "load_template",
     "parse_response",
     "trace_response",

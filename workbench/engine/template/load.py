@@ -16,6 +16,7 @@ from typing import Any
 
 import regex
 
+from ..depth import RUNTIME_DEFAULTS_DEPTH, RUNTIME_TRANSFORM_DEPTH, regex_groups_too_deep, value_too_deep
 from .parsers import PARSERS
 from .transform import check_transform_strings
 
@@ -107,6 +108,9 @@ def _delimiter(scope: str, spec: dict, literal_key: str, pattern_key: str) -> De
         pattern = regex.compile("|".join(regex.escape(s) for s in longest_first), regex.DOTALL)
         return Delimiter(pattern, tuple(literals), can_grow, literal_key)
     if pattern_key in spec:
+        if isinstance(spec[pattern_key], str) and regex_groups_too_deep(spec[pattern_key]):
+            # What the runtime's regex.compile raises there; ours may run under a higher limit.
+            raise RecursionError("maximum recursion depth exceeded while calling a Python object")
         try:
             pattern = regex.compile(spec[pattern_key], regex.DOTALL)
         except regex.error as exc:
@@ -155,6 +159,8 @@ def _field(name: Any, spec: Any) -> Field:
     if transform_each and transform is None:
         raise ValueError(f"{scope}: transform_each is set but no transform was provided")
     if transform is not None:
+        if value_too_deep(transform, RUNTIME_TRANSFORM_DEPTH):  # where the runtime's check runs out of recursion
+            raise RecursionError("maximum recursion depth exceeded")
         check_transform_strings(scope, transform)
     else:
         groups: set = set()
@@ -199,9 +205,28 @@ def load_template(spec: Any) -> Template:
     anchor = _delimiter("response_template", spec, "start_anchor", "start_anchor_pattern")
     if anchor is None:
         raise ValueError("response_template must define 'start_anchor' or 'start_anchor_pattern'.")
+    if value_too_deep(spec.get("defaults", {}), RUNTIME_DEFAULTS_DEPTH):  # where the runtime's deepcopy runs out
+        raise RecursionError("maximum recursion depth exceeded")
     return Template(
         defaults=deepcopy(spec.get("defaults", {})),
         fields=fields,
         anchor=anchor,
         implicit=implicit[0] if implicit else None,
     )
+
+
+def load_failure(spec: Any) -> str | None:
+    """None when transformers loads ``spec``; else what it raises when it does, as one line: a
+    ValueError's message (the checks of §1.9b), or another exception's type and message (the
+    runtime's own code running into a value it does not expect: ``"content": {...}`` is a
+    ``TypeError: unhashable type: 'dict'``, a pattern that is not a string a TypeError, a
+    transform nested past the recursion limit a RecursionError)."""
+    try:
+        load_template(spec)
+    except Exception as exc:  # noqa: BLE001 - whatever the runtime raises on load is the answer
+        return describe_load_error(exc)
+    return None
+
+
+def describe_load_error(exc: Exception) -> str:
+    return str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"

@@ -13,6 +13,7 @@ from typing import Any
 
 import regex
 
+from ..depth import RUNTIME_JSON_DEPTH, runtime_json_overflow
 from .errors import TemplateRegexTimeout
 
 # Stand-ins for custom-delimited strings while the JSON dialect is rewritten.
@@ -36,6 +37,16 @@ def parse_bool(text: str, args: Any, limit=None, where=()) -> bool:
     return parse_text(text, args).lower() in ("true", "1")
 
 
+def _check_depth(text: str) -> None:
+    """The runtime's json.loads raises RecursionError past the nesting Python's default recursion
+    limit allows (depth.RUNTIME_JSON_DEPTH); ours may run under a higher limit, so it raises the
+    same error there itself."""
+    if isinstance(text, str) and len(text) > 2 * RUNTIME_JSON_DEPTH:  # (json.loads names other types itself)
+        overflow = runtime_json_overflow(text)
+        if overflow is not None:
+            raise RecursionError(overflow)
+
+
 def parse_json(text: str, args: Any, limit=None, where=()) -> Any:
     """``json.loads`` after the dialect rewrites: custom string delimiters cut out (non-greedy),
     bare keys right after ``{`` or ``,`` quoted, the strings put back as JSON strings."""
@@ -56,6 +67,7 @@ def parse_json(text: str, args: Any, limit=None, where=()) -> Any:
         rewritten = UNQUOTED_KEY.sub(r'"\1":', rewritten)
     for index, string in enumerate(strings):
         rewritten = rewritten.replace(f"{SENTINEL_OPEN}{index}{SENTINEL_CLOSE}", json.dumps(string))
+    _check_depth(rewritten)
     try:
         return json.loads(rewritten)
     except json.JSONDecodeError as exc:

@@ -12,6 +12,8 @@ import json
 from inspect import isfunction, ismethod
 from typing import Any
 
+from .parsers import _check_depth
+
 
 def _json_schema_of(function: Any) -> dict:
     """A Python function's tool schema, as transformers derives it (its own ``get_json_schema``)."""
@@ -78,6 +80,7 @@ def cast(raw: str, types: tuple) -> Any:
             if name == "null" and raw.strip() in ("null", "None"):
                 return None
             if name in ("object", "array"):
+                _check_depth(raw)
                 decoded = json.loads(raw)
                 if isinstance(decoded, dict if name == "object" else list):
                     return decoded
