@@ -3,7 +3,6 @@ its trace, as transformers 5.23.0 gives them for this output and prompt."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Optional
 

@@ -16,7 +16,6 @@ from textual.worker import WorkerState
 from ..document import SchemaDocument
 from ..engine.versions import TEMPLATE
 from ..engine.export import export_to
-from ..engine.visible import visible
 from ..files import InputError, ReadOnlyError
 from ..goldens import Golden, NoGolden, golden_of
 from ..migration import anchor_from, cases_of, schema_to_migrate, unescape
