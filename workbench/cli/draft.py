@@ -47,7 +47,11 @@ def draft(
                 found = draft_template(renderer)
             except ChatTemplateError as exc:
                 raise InputError(f"{template_file(model, name)}: {exc}") from None
-            compiled = template_engine.load_template(found.template)  # a draft transformers would not load is our bug
+            failure = template_engine.load_failure(found.template)
+            if failure is not None:  # a draft transformers would not load is the workbench's bug, said as such
+                raise InputError(f"{template_file(model, name)}: the drafted template is one transformers would not load "
+                                 f"({failure}); nothing written")
+            compiled = template_engine.load_template(found.template)
             through_template = roundtrip(renderer, lambda output, prompt: template_engine.parse_response(output, compiled, prefix=prompt))
             through_schema = roundtrip(renderer, lambda output, prompt: parse_with_schema(output, found.schema))
         check_outputs([path for path, _ in targets], model.files, force)

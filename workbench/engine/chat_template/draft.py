@@ -76,6 +76,9 @@ def draft(template: str | ChatRenderer, *, special_tokens: dict[str, str] | None
     if not result.start_anchor.strip():
         last = re.search(r"(\[[^\[\]]*\]|<[^<>]*>)\s*$", prompt)  # the prompt's last token
         result.start_anchor = last.group(0) if last else prompt[-20:]
+        if not result.start_anchor:
+            # An empty prompt (a template that renders nothing) leaves nothing to anchor the parse on.
+            raise ChatTemplateError("the generation prompt renders as nothing: there is no assistant turn to read a draft from")
         result.guesses.append(
             f"the generation prompt adds no assistant header: the anchor is the prompt's last token {result.start_anchor!r}"
         )
