@@ -362,3 +362,24 @@ async def test_control_characters_in_the_prompt_are_shown_as_symbols(workdir):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         assert "hi␛]0;TITLE␇ ⍰2J" in assert_safe(app)
+
+
+async def test_json_nested_past_what_json_reads_pasted_in_the_editor(workdir):
+    """Pasting JSON nested 100,000 deep keeps the app running and says what is wrong; the last
+    good tree stays."""
+    app = make_app(workdir)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        app.main.editor.text = "[" * 100_000 + "]" * 100_000
+        await settle(pilot, app)
+        await settle(pilot, app)
+        assert app.is_running
+        assert "stale" in str(app.main.tree.border_title)
+
+
+def test_a_schema_file_nested_past_what_json_reads_is_guessed_without_crashing():
+    """A schema reloaded from disk (changed by another editor) may be anything: guessing its
+    format must not raise, the analysis then names the problem."""
+    from workbench.tui.screens.main import format_guess
+
+    assert format_guess("[" * 100_000 + "]" * 100_000) == "response_schema"

@@ -36,7 +36,8 @@ class Golden:
 
     def already_written(self) -> bool:
         try:
-            return not self.other.exists() and self.target.read_text(encoding="utf-8") == self.text
+            # is_file first: reading a FIFO put where a golden goes would block the app.
+            return not self.other.exists() and self.target.is_file() and self.target.read_text(encoding="utf-8") == self.text
         except (OSError, UnicodeDecodeError):
             return False
 

@@ -65,7 +65,7 @@ def format_guess(text: str) -> str:
     """The format of an editor text before its first analysis."""
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past what json reads: the analysis names it
         return SCHEMA
     return TEMPLATE if isinstance(value, dict) and ("fields" in value or "version" in value) else SCHEMA
 
