@@ -34,11 +34,11 @@ def check(
 ) -> None:
     """Check every family: each sample parsed by its schema must equal its golden (or, with
     --linear, must parse in linear time when grown large)."""
+    if force and not update:
+        raise stop("error: --force goes with --update (it lets it replace unreadable or read-only goldens)", UNUSABLE)
     if linear:
         if update:
             raise stop("error: --update writes goldens; it does not go with --linear", UNUSABLE)
-    if force and not update:
-        raise stop("error: --force goes with --update (it lets it replace unreadable or read-only goldens)", UNUSABLE)
         results = _gather(check_linear, schemas_dir, samples_dir, family)
         _show(results, as_json_output, linear_json, _print_linear_table)
         raise typer.Exit(OK if results and all(r.ok for r in results) else FAILED)
