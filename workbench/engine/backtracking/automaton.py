@@ -16,13 +16,13 @@ from .parsetree import _ATOMIC, _POSSESSIVE, _REPEATS, _sre
 
 _LARGE = 10  # {n,m} with m below this can only be polynomially ambiguous (degree < m)
 # Steps the check takes before it gives up on a huge or intricate pattern (either budget is a few
-# tenths of a second). Building the automaton costs a step per pair of positions linked and per entry copied:
-# linear for most patterns, but a long run of optional items links every position to every later
-# one. The search costs a step per pair of steps compared, quadratic in the steps of a loop at
-# worst. Past either budget the check stops and says so (``risks`` warns that the regex was not
-# fully checked, never passes it silently): a cycle found in the part explored is a cycle all the
-# same, so stopping early only misses, never invents. The shipped schemas' regexes take at most
-# about 1,600 steps to build and 100 to search.
+# tenths of a second). Building the automaton costs a step per pair of positions linked and per
+# entry copied: linear for most patterns, but a long run of optional items links every position to
+# every later one. The search costs a step per pair of steps compared, quadratic in the steps of a
+# loop at worst. Past either budget the check stops and says so (``risks`` warns that the regex
+# was not fully checked, never passes it silently): a cycle found in the part explored is a cycle
+# all the same, so stopping early only misses, never invents. The shipped schemas' regexes take at
+# most about 1,600 steps to build and 100 to search.
 _BUILD_BUDGET = 1_000_000
 _SEARCH_BUDGET = 100_000
 
