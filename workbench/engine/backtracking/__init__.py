@@ -24,6 +24,11 @@ each quantifier sits in the pattern text), ``unparse`` (writing parsed regexes b
 ``rewrites`` (the linear forms suggested) and ``check`` (``risks`` and ``Risk``, tying them together).
 ``trims`` finds, apart, the polynomial whitespace trims (``\\s*(?:X)?\\s*``, ``(\\{.*?)\\s*``...)
 that made shipped schemas slow on long whitespace runs.
+
+Both are linear in the pattern's length for the most part; the loop check's automaton and search
+can grow faster on intricate loops, so they have a budget (``automaton._BUILD_BUDGET`` and
+``_SEARCH_BUDGET``), and a pattern the check gives up on gets an ``"unchecked"`` risk: validate
+warns that it was not fully checked.
 """
 
 from .check import Risk, risks

@@ -12,7 +12,7 @@ import re
 import warnings
 from dataclasses import dataclass
 
-from .automaton import _Automaton, _Repeat
+from .automaton import _BUILD_BUDGET, _SEARCH_BUDGET, _Automaton, _Exhausted, _Repeat
 from .parsetree import _sre
 from .quoting import _quantifier_spans
 from .rewrites import _merged_loops, _rewrite
@@ -23,11 +23,22 @@ from .unparse import _unparse
 class Risk:
     construct: str  # the loop as written in the pattern (or as re parsed it)
     offset: int | None  # where it starts in the pattern, when it could be located
-    kind: str  # exponential: "nested", "alternatives", "ambiguous"; polynomial: "adjacent"
+    kind: str  # exponential: "nested", "alternatives", "ambiguous"; polynomial: "adjacent";
+    # "unchecked": the check stopped before the end of the pattern (construct is empty)
     rewrite: str | None  # an equivalent loop that cannot blow up, when there is a simple one
     grouped: str | None = None  # the rewrite inside the capture group the loop repeated
+    steps: int = 0  # for "unchecked": the budget the check ran out of (0: nested too deeply)
 
     def message(self) -> str:
+        if self.kind == "unchecked":
+            why = (
+                f"the backtracking check stopped after {self.steps:,} steps" if self.steps
+                else "the backtracking check could not follow groups nested this deeply"
+            )
+            return (
+                f"{why}, so this regex was not fully checked: a loop in it that can backtrack "
+                "exponentially may go unreported (split the regex, or check its loops by hand)"
+            )
         at = f" at offset {self.offset}" if self.offset is not None else ""
         if self.kind == "adjacent":
             what = (
@@ -67,7 +78,10 @@ class Risk:
 
 @functools.lru_cache(maxsize=2048)  # validate runs on every keystroke; most patterns are unchanged
 def risks(pattern: str, flags: int = re.DOTALL) -> tuple[Risk, ...]:
-    """Every loop in ``pattern`` that can backtrack exponentially; ``()`` if re rejects it."""
+    """Every loop in ``pattern`` that can backtrack exponentially; ``()`` if re rejects it.
+
+    A pattern too large or intricate to check within the budget ends with an ``"unchecked"``
+    risk (after the loops found in the part checked): never a silent pass."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # validate already reported re's own warnings
@@ -77,14 +91,17 @@ def risks(pattern: str, flags: int = re.DOTALL) -> tuple[Risk, ...]:
     automaton = _Automaton(parsed.state.flags)
     try:
         automaton.region(list(parsed))
+    except _Exhausted:
+        return (Risk("", None, "unchecked", None, steps=_BUILD_BUDGET),)
     except RecursionError:
-        return ()
+        return (Risk("", None, "unchecked", None),)
     loops = automaton.ambiguous_loops()
+    stopped = (Risk("", None, "unchecked", None, steps=_SEARCH_BUDGET),) if automaton.stopped else ()
     # Two loops sharing a run is polynomial, not exponential, but under search (every start
     # position) still hangs for seconds at a few thousand characters once what follows fails.
     pairs = [(a, b) for a, b in automaton.adjacent if not b.last <= automaton.final]
     if not loops and not pairs:
-        return ()
+        return stopped
     spans = None if parsed.state.flags & _sre.SRE_FLAG_VERBOSE else _quantifier_spans(pattern)
     if spans is not None and len(spans) != automaton.repeat_count:
         spans = None  # the parser rewrote something (a|a*b factored out a*): quote its version
@@ -96,8 +113,11 @@ def risks(pattern: str, flags: int = re.DOTALL) -> tuple[Risk, ...]:
         return pattern[spans[first.order][0] : spans[last.order][1]], spans[first.order][0]
 
     found = []
-    for repeat in sorted(loops, key=lambda r: r.order):
-        found.append(Risk(*quote(repeat, repeat), repeat.kind, *_rewrite(repeat.node, names, flags)))
-    for first, second in pairs:
-        found.append(Risk(*quote(first, second), "adjacent", _merged_loops(first.node, second.node, names, flags)))
-    return tuple(found)
+    try:
+        for repeat in sorted(loops, key=lambda r: r.order):
+            found.append(Risk(*quote(repeat, repeat), repeat.kind, *_rewrite(repeat.node, names, flags)))
+        for first, second in pairs:
+            found.append(Risk(*quote(first, second), "adjacent", _merged_loops(first.node, second.node, names, flags)))
+    except RecursionError:  # writing out a loop hundreds of groups deep (verbose patterns are unparsed)
+        return (Risk("", None, "unchecked", None),)
+    return tuple(found) + stopped

@@ -24,6 +24,7 @@ import functools
 import re
 import warnings
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .charsets import _UNIVERSE, _leaf_set, _merge, _overlap
 from .parsetree import MAXREPEAT, _REPEATS, _sre
@@ -75,7 +76,7 @@ def trims(pattern: str, flags: int = re.DOTALL) -> tuple[Trim, ...]:
     items = list(parsed)
     found: list[Trim] = []
     anchored = bool(items) and items[0][0] is _sre.AT and items[0][1] in _STARTS  # search tries one place
-    _Walk(names, ignorecase, found, anchored).seq(items, [], False)
+    _Walk(names, ignorecase, found, anchored).seq(items, _NOTHING, False)
     return tuple(dict.fromkeys(found))
 
 
@@ -83,11 +84,12 @@ class _Walk:
     def __init__(self, names: dict, ignorecase: bool, found: list, anchored: bool) -> None:
         self.names, self.ignorecase, self.found, self.anchored = names, ignorecase, found, anchored
 
-    def seq(self, items: list, after: list, in_lookaround: bool) -> None:
-        """Look at each place of ``items``; ``after`` is what the regex runs next (approximately)."""
+    def seq(self, items: list, after: _Rest, in_lookaround: bool) -> None:
+        """Look at each place of ``items``; ``after`` sums up what the regex runs next (approximately)."""
+        rests = _rests(items, after, self.ignorecase)  # rests[k]: items[k:], then after
         for i, (op, av) in enumerate(items):
-            self.at(items, i, after)
-            rest = list(items[i + 1 :]) + after
+            self.at(items, i, rests)
+            rest = rests[i + 1]
             if op is _sre.SUBPATTERN:
                 self.seq(av[3], rest, in_lookaround)
             elif op is _sre.BRANCH:
@@ -98,19 +100,19 @@ class _Walk:
             elif op in (_sre.ASSERT, _sre.ASSERT_NOT):
                 if not self.anchored and not in_lookaround and _dot_loop(av[1], self.ignorecase):
                     self.add(_unparse([(op, av)], self.names), "lookaround scan", None)
-                self.seq(list(av[1]), [], True)
+                self.seq(list(av[1]), _NOTHING, True)
 
-    def at(self, items: list, i: int, after: list) -> None:
+    def at(self, items: list, i: int, rests: list[_Rest]) -> None:
         loop = self.loop(items[i], greedy=True)
         if loop is not None:
             j = i + 1
             while j < len(items) and _optional(items[j]):
                 j += 1
-            if j < len(items) and not _succeeds(list(items[j + 1 :]) + after, self.ignorecase):
+            if j < len(items) and not rests[j + 1].succeeds:
                 self.optional_between(items, i, j, loop)
-            if j < len(items) and not _succeeds(list(items[j:]) + after, self.ignorecase):
+            if j < len(items) and not rests[j].succeeds:
                 self.into_lazy_group(items, i, j, loop)
-        self.lazy_end(items, i, after)
+        self.lazy_end(items, i, rests)
 
     def optional_between(self, items, i, j, loop) -> None:
         second = self.loop(items[j], greedy=True)
@@ -138,7 +140,7 @@ class _Walk:
             rewrite = _unparse([items[i]], self.names) + f"(?!{leaf})" + _unparse([items[j]], self.names)
         self.add(_unparse(items[i : j + 1], self.names), "loop into lazy group", rewrite)
 
-    def lazy_end(self, items, i, after) -> None:
+    def lazy_end(self, items, i, rests) -> None:
         group = items[i]
         body, optional = _group_body(group)
         if body is None or not body or i + 1 >= len(items):
@@ -149,7 +151,7 @@ class _Walk:
             return
         if len(body) == 1 and last == _UNIVERSE and body[-1][1][0] == 0 and not optional:
             return  # ``(.*?)\s*``: validate's own trim warning says it, with its rewrite
-        if _succeeds(list(items[i + 2 :]) + after, self.ignorecase):
+        if rests[i + 2].succeeds:
             return
         rewrite = None
         low = body[-1][1][0]
@@ -277,10 +279,39 @@ def _absorbs(item, ignorecase: bool) -> bool:
     return first is not None and _leaf_set(*first[2][0], ignorecase) == _UNIVERSE
 
 
-def _succeeds(rest: list, ignorecase: bool) -> bool:
-    """Whether ``rest`` matches (a prefix of) any text: then the first way the loops share a run
-    is accepted and nothing is retried. False when it can fail, so the sharing costs."""
-    for k in range(len(rest) - 1, -1, -1):
-        if _absorbs(rest[k], ignorecase):
-            return all(_passes(i) for i in rest[:k]) and all(_passes(i, at_end=True) for i in rest[k + 1 :])
-    return all(_passes(i) for i in rest)
+class _Rest(NamedTuple):
+    """What the regex runs after a place, summed up for ``succeeds``: a list of items followed by
+    the rest after it, without copying the lists (a long regex would make that quadratic)."""
+
+    absorbs: bool  # some item starts with a loop that can take any character
+    succeeds: bool  # matches (a prefix of) any text: see ``_rests``
+    passes: bool  # every item passes
+    passes_at_end: bool  # every item passes at the end of the text
+
+
+_NOTHING = _Rest(False, True, True, True)  # the end of the regex (or of a lookaround)
+
+
+def _rests(items: list, after: _Rest, ignorecase: bool) -> list[_Rest]:
+    """``out[k]`` sums up ``items[k:]`` followed by ``after``, for every k, in one pass from the end.
+
+    ``succeeds`` says whether the rest matches (a prefix of) any text: then the first way the loops
+    share a run is accepted and nothing is retried; False when it can fail, so the sharing costs.
+    It is true when, for the last item that absorbs (starts with a loop that can take any
+    character), every item before it passes and every item after it passes at the end of the text,
+    or, with no such item, when every item passes.
+    """
+    out = [after] * (len(items) + 1)
+    rest = after
+    for k in range(len(items) - 1, -1, -1):
+        item = items[k]
+        absorbs, passes, at_end = _absorbs(item, ignorecase), _passes(item), _passes(item, at_end=True)
+        if rest.absorbs:  # the last absorbing item is further on: this one must pass
+            succeeds = passes and rest.succeeds
+        elif absorbs:  # this is the last absorbing item: everything after it must pass at the end
+            succeeds = rest.passes_at_end
+        else:
+            succeeds = passes and rest.passes
+        rest = _Rest(absorbs or rest.absorbs, succeeds, passes and rest.passes, at_end and rest.passes_at_end)
+        out[k] = rest
+    return out

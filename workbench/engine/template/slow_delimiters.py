@@ -15,7 +15,8 @@ assertions and optional groups a match can start with.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+import functools
+from typing import Any, Callable, Iterator
 
 from ..pointer import join
 from ..regex_source import RegexSourceError, alternatives, atom_end, quantifier_end
@@ -53,7 +54,17 @@ def slow_delimiters(template: Any) -> Iterator[tuple[str, str]]:
 
 def leading_repeat(pattern: str) -> tuple[str, str] | None:
     """The (atom, quantifier) of an unbounded repeat some match of ``pattern`` can begin with, or None
-    (also for text that cannot be read: transformers would not load it)."""
+    (also for text that cannot be read: transformers would not load it, nor groups nested deeper
+    than the ``regex`` module itself can compile)."""
+    try:
+        return _leading_repeat(pattern)
+    except RecursionError:
+        return None
+
+
+def _leading_repeat(pattern: str) -> tuple[str, str] | None:
+    """``leading_repeat`` for the inside of a group: a RecursionError goes up to the outermost
+    call, where it ends the check once, not again at each level of nesting."""
     try:
         for alternative in alternatives(pattern, posix=True):
             found = _leading(alternative)
@@ -75,6 +86,7 @@ def _items(text: str) -> Iterator[tuple[str, str, int]]:
 
 
 def _leading(branch: str) -> tuple[str, str] | None:
+    can_fail = _can_fail_from(branch)
     for atom, quantifier, after in _items(branch):
         if atom in ("^", "\\A"):
             return None  # anchored at the text's start: tried once
@@ -85,11 +97,11 @@ def _leading(branch: str) -> tuple[str, str] | None:
         if not atom.startswith("(") or atom.startswith("(?#"):
             return None
         inner = atom[_group_body(atom):-1]
-        found = leading_repeat(inner)
+        found = _leading_repeat(inner)
         if found is not None:
             return found
         optional = quantifier in ("?", "*", "??", "*?", "?+", "*+") or quantifier.startswith("{0")
-        alternating = len(alternatives(inner, posix=True)) > 1 and _can_fail(branch[after:])
+        alternating = len(alternatives(inner, posix=True)) > 1 and can_fail(after)
         if (optional or alternating) and _holds_unbounded(inner):
             # Measured, not derived: partial search of `(?:,\s*)?\}x` over prose with commas, or of
             # `(?:<t>\s*|\n)\{` over newlines, is quadratic too, wherever the group matches and what
@@ -101,12 +113,35 @@ def _leading(branch: str) -> tuple[str, str] | None:
     return None
 
 
-def _can_fail(rest: str) -> bool:
-    """Whether ``rest`` (a branch's remainder) holds an item that must match: one without a quantifier
-    that allows none."""
-    return any(not (q[:1] in ("?", "*") or q.startswith("{0")) for _, q, _ in _items(rest))
+def _can_fail_from(branch: str) -> Callable[[int], bool]:
+    """``can_fail(start)``: whether the rest of ``branch`` from the item at ``start`` holds an item
+    that must match (one without a quantifier that allows none). Each item is read once over all
+    the calls, not once per call: asking at every optional group of a long branch was quadratic.
+    A call reads no further than the first item that must match, as a single scan would."""
+    known: dict[int, bool] = {}
+
+    def can_fail(start: int) -> bool:
+        passed, i, answer = [], start, False
+        while i < len(branch):
+            if i in known:
+                answer = known[i]
+                break
+            passed.append(i)
+            end = atom_end(branch, i, posix=True)
+            after = quantifier_end(branch, end)
+            q = branch[end:after]
+            if not (q[:1] in ("?", "*") or q.startswith("{0")):
+                answer = True
+                break
+            i = after
+        for i in passed:
+            known[i] = answer
+        return answer
+
+    return can_fail
 
 
+@functools.lru_cache(maxsize=4096)  # nested optional groups ask again about each inner group
 def _holds_unbounded(pattern: str) -> bool:
     """Whether an unbounded repeat occurs anywhere in ``pattern``."""
     return any(
