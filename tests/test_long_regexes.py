@@ -99,9 +99,13 @@ def test_a_regex_too_large_to_build_warns_that_the_check_stopped():
 
 
 def test_groups_nested_too_deeply_for_the_check_warn_instead_of_passing():
-    depth = 400  # re compiles it; the check's recursion cannot follow it
+    # re compiles it (its own limit is about 490 levels). Whether the check runs out of recursion
+    # or of steps first depends on the recursion limit the engine runs under: either way the user
+    # is told the regex was not fully checked, never that it is fine.
+    depth = 400
     [problem] = _unchecked("(?:" * depth + "a*" + ")*" * depth + "b")
-    assert problem.severity == WARNING and "nested this deeply" in problem.message
+    assert problem.severity == WARNING and "not fully checked" in problem.message
+    assert "nested this deeply" in problem.message or "stopped after" in problem.message
 
 
 def test_loops_found_before_the_check_stopped_are_still_reported():
