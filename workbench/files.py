@@ -305,6 +305,9 @@ def _stage(path: Path, text: str, named: Path | None = None, staged: list | None
     notices = notices if notices is not None else []
     if path.is_dir():
         raise WriteError(f"{named}: is a folder, not a file")
+    if path.exists() and not path.is_file():
+        # A device or FIFO (say /dev/null) replaced by a regular file would break the system.
+        raise WriteError(f"{named}: is not a regular file (a device, FIFO or socket); refusing to replace it")
     if not path.parent.is_dir():
         raise WriteError(f"{named}: no such folder {path.parent}")
     try:
@@ -412,22 +415,35 @@ def dump_json(value: Any, indent: int | None = 2) -> str:
 def check_outputs(outputs: list[str | os.PathLike], inputs: list[str | os.PathLike] = (), force: bool = False) -> None:
     """Refuse a write plan that would lose a file: two outputs to one path, an output that is one of
     the command's own inputs (even with ``force``), or an existing file without ``force``. Paths
-    are compared after resolving symlinks, so ``./a`` and a link to it are the same file."""
-    seen: dict[Path, str] = {}
-    ins = {_same_file_key(Path(p)) for p in inputs}
+    are compared after resolving symlinks, and existing files by device and inode too, so ``./a``,
+    a symlink and a hard link to it are all the same file. A device, FIFO or socket is never an
+    output, even with ``force``."""
+    seen: dict[object, str] = {}
+    ins = {key for p in inputs for key in _same_file_keys(Path(p))}
     for out in outputs:
-        key = _same_file_key(Path(out))
-        if key in seen:
-            raise InputError(f"{out}: named twice as an output (also as {seen[key]}); nothing written")
-        seen[key] = str(out)
-        if key in ins:
+        keys = _same_file_keys(Path(out))
+        for key in keys:
+            if key in seen:
+                raise InputError(f"{out}: named twice as an output (also as {seen[key]}); nothing written")
+        for key in keys:
+            seen[key] = str(out)
+        if ins.intersection(keys):
             raise InputError(f"{out}: is one of this command's inputs; refusing to write over it (nothing written)")
+        if Path(out).exists() and not Path(out).is_file() and not Path(out).is_dir():
+            raise InputError(f"{out}: is not a regular file (a device, FIFO or socket); refusing to replace it (nothing written)")
         if not force and (Path(out).exists() or Path(out).is_symlink()):
             raise InputError(f"{out}: already exists; pass --force to replace it (nothing written)")
 
 
-def _same_file_key(path: Path) -> Path:
+def _same_file_keys(path: Path) -> list[object]:
+    """What identifies the file at ``path``: its resolved path, and its (device, inode) if it exists."""
     try:
-        return path.resolve()
+        keys: list[object] = [path.resolve()]
     except (OSError, RuntimeError):
-        return path.absolute()
+        keys = [path.absolute()]
+    try:
+        info = path.stat()
+        keys.append((info.st_dev, info.st_ino))
+    except (OSError, RuntimeError):
+        pass
+    return keys

@@ -19,7 +19,7 @@ from ..engine import validate as validate_schema
 from ..engine.formats import format_of
 from ..engine.migrate import ABSENT, header_of
 from ..engine.versions import TEMPLATE
-from ..files import InputError, ReadOnlyError, WriteError, dump_json, load_schema, read_text
+from ..files import check_outputs, InputError, ReadOnlyError, WriteError, dump_json, load_schema, read_text
 from ..migration import Case, MigrationRun, anchor_from, cases_of, run, unescape
 from ..samples import discover, load
 from .output import UNUSABLE, emit, emit_line, say, stop
@@ -49,10 +49,16 @@ def migrate(
     """Translate SCHEMA into a response_template (RESPONSE_TEMPLATE.md §3), list what cannot be
     translated, write OUT, and compare both on the samples."""
     value = _schema(schema)
-    if out.exists() and not force:
-        raise stop(f"error: {out} exists; pass --force to write over it", UNUSABLE)
-    if out.exists() and out.resolve() == schema.resolve():
-        raise stop(f"error: {out} is the schema itself; write the template to another file", UNUSABLE)
+    # The inputs: the schema, the prompt file, and every file beside the samples (their prompts and
+    # goldens); OUT is never one of them, even with --force.
+    target = samples if samples is not None else _family_folder(schema)
+    folder = target if target is None or target.is_dir() else target.parent
+    inputs = [schema, *([prefix_file] if prefix_file is not None else []),
+              *([p for p in folder.iterdir() if p.is_file()] if folder is not None and folder.is_dir() else [])]
+    try:
+        check_outputs([out], inputs, force=force)
+    except InputError as exc:
+        raise stop(f"error: {exc}", UNUSABLE)
     cases = _samples(schema, samples)
     anchor, source = _anchor(start_anchor, prefix_file, cases)
     try:

@@ -15,11 +15,13 @@ from typing import Optional
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from ..chat_templates import load_chat_template
 from ..engine.chat_template import RenderBudget
 from ..engine.chat_template.roundtrip import WHY, ProbeResult
 from ..engine.preview import preview
+from ..engine.visible import visible
 from ..files import InputError, WriteError, load_schema
 from ..probes import parser_of, run_probes, template_file, template_variables, write_probe_samples
 from .output import FAILED, OK, UNUSABLE, ProgressLine, emit_json, emit_text, render_budget, render_timeout_option, say, stop
@@ -77,7 +79,8 @@ def report_table(results: list[ProbeResult]) -> str:
         verdict = "round-trips" if not r.differences else "parser wrong" if r.parser_wrong else "not the parser's fault"
         lines = [f"{WHY[d.kind]}: {d.path or '/'}" + (f" expected {preview(d.expected)}, got {preview(d.got)}" if d.path else "")
                  + (f" ({d.note})" if d.note else "") for d in r.differences]
-        table.add_row(r.name, verdict, "\n".join(lines))
+        # Text, not markup: a template's error or a probe's value may hold "[/]" or "[link=…]".
+        table.add_row(Text(visible(r.name)), Text(verdict), Text(visible("\n".join(lines), keep_newlines=True)))
     console = Console(record=True, width=160, file=io.StringIO())  # rendered to text, printed by emit
     console.print(table)
     wrong = sum(r.parser_wrong for r in results)
