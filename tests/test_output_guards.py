@@ -69,3 +69,23 @@ def test_a_chat_templates_error_holding_markup_is_shown_as_typed(tmp_path):
     assert "Traceback" not in result.stderr + result.stdout, result.stderr
     assert result.returncode in (0, 1)
     assert "A[bold]B[/]C" in result.stdout and "[link=https://x]L[/link]" in result.stdout  # not consumed as markup
+
+
+def test_export_says_when_it_breaks_a_hard_link_or_writes_through_a_symlink(tmp_path):
+    out = tmp_path / "out.json"
+    out.write_text("{}", encoding="utf-8")
+    twin = tmp_path / "twin.json"
+    os.link(out, twin)
+    result = run("export", QWEN, "-o", out, "--force")
+    assert result.returncode == 0, result.stderr
+    assert "hard link" in result.stderr
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "cfg.json").write_text('{"a": 1}', encoding="utf-8")
+    tok = tmp_path / "tok"
+    tok.mkdir()
+    (tok / "tokenizer_config.json").symlink_to(real / "cfg.json")
+    result = run("export", ROOT / "schemas" / "qwen3.template.json", "--tokenizer-dir", tok)
+    assert result.returncode == 0, result.stderr
+    assert (tok / "tokenizer_config.json").is_symlink()
+    assert "cfg.json" in result.stderr and "note:" in result.stderr

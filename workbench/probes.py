@@ -109,13 +109,17 @@ def probe_files(folder: Path, results: list[ProbeResult], fmt: str) -> list[tupl
     return files
 
 
-def write_probe_samples(folder: Path, results: list[ProbeResult], fmt: str, force: bool = False, inputs: list[Path] = ()) -> int:
+def write_probe_samples(folder: Path, results: list[ProbeResult], fmt: str, force: bool = False, inputs: list[Path] = (),
+                        notices: list[str] | None = None) -> int:
     """Write the probe files (all or nothing); refuses to replace a file unless ``force``, and one of
-    the command's ``inputs`` (its chat template, its parser) even then. The number of samples written."""
+    the command's ``inputs`` (its chat template, its parser) even then. The number of samples
+    written; what the user may not expect (a hard link broken) is added to ``notices``."""
     if folder.exists() and not folder.is_dir():
         raise InputError(f"{folder} is a file, not a folder")
     files = probe_files(folder, results, fmt)
     check_outputs([path for path, _ in files], inputs, force)
     folder.mkdir(parents=True, exist_ok=True)
-    atomic_write_all(files)
+    said = atomic_write_all(files)
+    if notices is not None:
+        notices.extend(said)
     return len(files) // 3

@@ -55,7 +55,7 @@ def draft(
             through_template = roundtrip(renderer, lambda output, prompt: template_engine.parse_response(output, compiled, prefix=prompt))
             through_schema = roundtrip(renderer, lambda output, prompt: parse_with_schema(output, found.schema))
         check_outputs([path for path, _ in targets], model.files, force)
-        atomic_write_all([(path, dump_json(found.template if what == "template" else found.schema)) for path, what in targets])
+        notices = atomic_write_all([(path, dump_json(found.template if what == "template" else found.schema)) for path, what in targets])
     except (InputError, WriteError, OSError) as exc:
         raise stop(f"error: {exc}", UNUSABLE)
     if as_json:
@@ -70,4 +70,6 @@ def draft(
                   + "round trip of the drafted schema:\n" + report_table(through_schema))
     for path, _ in targets:
         say(f"wrote {path}")
+    for notice in notices:
+        say(f"note: {notice}")
     raise typer.Exit(FAILED if any(r.parser_wrong for r in through_template + through_schema) else OK)

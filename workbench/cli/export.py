@@ -64,6 +64,8 @@ def export(
         say(f"{schema_file}: {problem}")
     for path in report.written:
         emit_line(f"wrote {path}")
+    for notice in report.notices:
+        say(f"note: {notice}")
     _say_releases(parsers)
     if report.forced:
         raise stop("error: verification failed (see above), and the files were written anyway (--force)", FAILED)

@@ -53,7 +53,10 @@ def roundtrip(
         with ProgressLine(f"rendering {template_file(model, name)}: ") as progress:
             results = run_probes(model, name, parse, variables, budget, progress)
         if write_samples is not None:
-            count = write_probe_samples(write_samples, results, fmt, force, inputs=[*model.files, parser_path])
+            notices: list[str] = []
+            count = write_probe_samples(write_samples, results, fmt, force, inputs=[*model.files, parser_path], notices=notices)
+            for notice in notices:
+                say(f"note: {notice}")
             say(f"wrote {count} samples with their prompts and goldens to {write_samples}")
     except (InputError, WriteError, OSError) as exc:
         raise stop(f"error: {exc}", UNUSABLE)

@@ -58,6 +58,7 @@ class ExportReport:
     written: list[Path] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
     forced: bool = False  # verification failed, and the files were written anyway (force)
+    notices: list[str] = field(default_factory=list)  # a hard link broken, a symlink written through
 
 
 def _checked(schema: Any) -> list[Problem]:
@@ -118,7 +119,7 @@ def export_parsers(parsers: list[Any], out: str | Path | None = None, tokenizer_
         _check_outputs([out], inputs, force=force)  # an existing file: only with force
         files.append((out, dump_json(parsers[0])))
     if tokenizer_dir is None:
-        _write(files)
+        report.notices += _write(files)
         report.written.extend(path for path, _ in files)
         return report
     folder = Path(tokenizer_dir)
@@ -136,7 +137,7 @@ def export_parsers(parsers: list[Any], out: str | Path | None = None, tokenizer_
                                          + (f" or {out}" if out is not None else ""))
             report.forced = not good
         files.append((config_path, config_text))
-        _write(files)
+        report.notices += _write(files)
     report.written.extend(path for path, _ in files)
     return report
 
@@ -149,10 +150,12 @@ def _check_outputs(outputs: list[Path], inputs: Sequence[str | Path], force: boo
         raise ExportRefused(str(exc).removesuffix(" (nothing written)").removesuffix("; nothing written")) from None
 
 
-def _write(files: list[tuple[Path, str]]) -> None:
+def _write(files: list[tuple[Path, str]]) -> list[str]:
+    """Write them all or none; what the user may not expect (a hard link broken, a symlink
+    written through) comes back as notices."""
     # Everything is checked, and every file staged, before anything is replaced.
     try:
-        atomic_write_all(files)
+        return atomic_write_all(files)
     except WriteError as exc:
         raise ExportRefused(str(exc)) from None
 
@@ -204,7 +207,7 @@ def export_to(schema_text: str, target: Path, sample_text: str | None = None, fo
         raise ExportRefused(str(exc)) from None
     if not target.is_dir():
         report = export_schema(schema, out=target, force=force)
-        lines = [f"Exported to {report.written[0]}"]
+        lines = [f"Exported to {report.written[0]}", *report.notices]
     else:
         # As `export --verify`: the folder is checked as it will be (a staged copy) before
         # anything is written, here with the transformers this process has, if any.
@@ -223,7 +226,7 @@ def export_to(schema_text: str, target: Path, sample_text: str | None = None, fo
             report = export_parsers([schema], tokenizer_dir=target, verify=check)
         except VerificationFailed:
             raise ExportRefused("VERIFY FAILED, nothing written: " + "; ".join(checked)) from None
-        lines = [f"Exported into {report.written[0]}", *checked]
+        lines = [f"Exported into {report.written[0]}", *report.notices, *checked]
     if report.warnings:
         lines.append(f"{len(report.warnings)} warning(s)")
     return lines + [version_note(schema)]
