@@ -81,3 +81,29 @@ def test_open_says_where_the_edits_went_and_exits_with_the_apps_code(monkeypatch
     result = CliRunner().invoke(app, ["open", str(sample)])
     assert result.exit_code == 1
     assert "unsaved edits of s.json kept in s.json.unsaved-1" in result.stderr
+
+
+async def test_closing_the_terminal_keeps_the_unsaved_edits(workdir):
+    """SIGHUP (the terminal closed) or SIGTERM: the edits are kept in a new file and the app ends
+    with the signal's exit code."""
+    import os
+    import signal
+
+    schema = workdir / "schemas" / "qwen3.json"
+    saved = schema.read_text(encoding="utf-8")
+    app = make_app(workdir)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        app.main.editor.move_cursor((0, 0))
+        app.main.editor.insert(" ")
+        await pilot.pause()
+        os.kill(os.getpid(), signal.SIGHUP)  # delivered to the app's event loop
+        await pilot.pause(0.2)
+    assert app.return_code == 128 + signal.SIGHUP
+    kept = sorted(schema.parent.glob("qwen3.json.unsaved-*"))
+    assert len(kept) == 1 and kept[0].read_text(encoding="utf-8") == " " + saved
+    assert schema.read_text(encoding="utf-8") == saved
+    # the handler went with the app: nothing is left to remove
+    import asyncio
+
+    assert asyncio.get_running_loop().remove_signal_handler(signal.SIGHUP) is False

@@ -72,8 +72,11 @@ def open_(
 
         app = WorkbenchApp(document, samples, tools=tool_definitions)
         app.run()
-        for line in app.rescued:  # an unexpected error closed it: where the unsaved edits went
-            say(line)
+        for line in app.rescued:  # an unexpected error or a signal closed it: where the unsaved edits went
+            try:
+                say(line)
+            except OSError:  # the terminal is gone (SIGHUP): the files are there all the same
+                pass
         if app.return_code:
             raise typer.Exit(app.return_code)
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import signal
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -69,6 +71,20 @@ class WorkbenchApp(App):
         gc.freeze()
         gc.disable()
         self.set_interval(2.0, self._collect_when_idle)
+        # Closing the terminal (SIGHUP) or a `kill` (SIGTERM) would end the process on the spot:
+        # the unsaved edits are kept first, and the app closes as after an error.
+        self._signals = []
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGHUP, signal.SIGTERM):
+            try:
+                loop.add_signal_handler(sig, self.stop_on_signal, sig)
+                self._signals.append(sig)
+            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no such signal here
+                pass
+
+    def stop_on_signal(self, sig: int) -> None:
+        self.rescued = rescue(self.main.unsaved_texts())
+        self.exit(return_code=128 + sig)
 
     def _collect_when_idle(self) -> None:
         if self.main.idle_for() > 1.5:
@@ -77,6 +93,9 @@ class WorkbenchApp(App):
     def on_unmount(self) -> None:
         gc.unfreeze()
         gc.enable()
+        loop = asyncio.get_running_loop()
+        for sig in getattr(self, "_signals", ()):
+            loop.remove_signal_handler(sig)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action not in _MAIN_SCREEN_ACTIONS or not self.is_screen_installed("main"):
