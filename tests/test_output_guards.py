@@ -89,3 +89,18 @@ def test_export_says_when_it_breaks_a_hard_link_or_writes_through_a_symlink(tmp_
     assert result.returncode == 0, result.stderr
     assert (tok / "tokenizer_config.json").is_symlink()
     assert "cfg.json" in result.stderr and "note:" in result.stderr
+
+
+def test_a_number_past_pythons_digit_limit_is_named_with_its_line(tmp_path):
+    schema = tmp_path / "big.json"
+    schema.write_text('{\n  "a": ' + "1" * 5000 + "\n}", encoding="utf-8")
+    result = run("validate", schema)
+    assert result.returncode == 1 and f"{schema}:2:8: invalid JSON: a number of 5,000 digits" in result.stderr, result.stderr
+    assert "sys.set_int_max_str_digits" not in result.stderr
+
+
+def test_a_prompt_file_is_named_as_a_prompt(tmp_path):
+    fifo = tmp_path / "p.fifo"
+    os.mkfifo(fifo)
+    result = run("parse", SAMPLES / "tool_call.txt", "--schema", ROOT / "schemas" / "qwen3.template.json", "--prefix-file", fifo)
+    assert result.returncode == 2 and "not read as a prompt file" in result.stderr, result.stderr

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
+import sys
 import stat
 import tempfile
 import threading
@@ -123,7 +125,13 @@ def parse_json_text(text: str, source: str = "<schema>") -> Any:
     except json.JSONDecodeError as exc:
         _raise_syntax(exc, source)
     except ValueError as exc:  # a number with more than 4,300 digits, and such
-        raise InputError(f"{source}: invalid JSON: {exc}") from None
+        long_number = re.search(r"\d{%d,}" % (sys.get_int_max_str_digits() + 1), text) if "digits" in str(exc) else None
+        if long_number is None:
+            raise InputError(f"{source}: invalid JSON: {exc}") from None
+        at = long_number.start()
+        line, column = text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1
+        raise InputError(f"{source}:{line}:{column}: invalid JSON: a number of {len(long_number.group()):,} digits, past the "
+                         f"{sys.get_int_max_str_digits():,} Python reads (and so transformers)", line, column) from None
     except RecursionError:  # (the depth is checked first; a last guard all the same)
         raise NestingError(f"{source}: JSON nested too deeply (more than {MAX_JSON_DEPTH:,} levels)") from None
 

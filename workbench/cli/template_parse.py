@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 from ..engine.template import ResponseParser, load_failure, parse_response, trace_response
 from ..engine.versions import tools_narrowing
-from ..files import InputError, dump_json, load_json, read_sample
+from ..files import InputError, dump_json, load_json, read_text
 from ..samples import prompt_file
 from .output import FAILED, UNUSABLE, emit, say, stop
 
@@ -24,10 +24,10 @@ def prompt_for(sample: Path, prefix: Optional[str], prefix_file: Optional[Path])
     if prefix is not None:
         return prefix, "--prefix"
     if prefix_file is not None:
-        return read_sample(prefix_file), str(prefix_file)
+        return read_text(prefix_file, "prompt"), str(prefix_file)
     beside = prompt_file(sample)
     if beside is not None:
-        return read_sample(beside), str(beside)
+        return read_text(beside, "prompt"), str(beside)
     return "", "none"
 
 
