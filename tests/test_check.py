@@ -135,3 +135,18 @@ def test_missing_or_broken_schema_is_an_error_row(tmp_path):
     result = run(cwd=root)
     assert result.returncode == 1 and "invalid JSON" in result.stdout
     assert run("nowhere", "sample_outputs", cwd=root).returncode == 2
+
+
+def test_the_table_names_an_unreadable_golden_before_a_missing_one(tmp_path):
+    """The row shows the worst news: a golden that cannot be read, not the missing golden of the
+    sample listed before it."""
+    (tmp_path / "schemas").mkdir()
+    shutil.copy(ROOT / "schemas" / "qwen3.json", tmp_path / "schemas" / "qwen3.json")
+    family = tmp_path / "samples" / "qwen3"
+    family.mkdir(parents=True)
+    for name in ("plain_answer.txt", "tool_call.txt"):
+        shutil.copy(ROOT / "sample_outputs" / "qwen3" / name, family / name)
+    (family / "tool_call.expected.json").write_text("<<<<<<< HEAD\n", encoding="utf-8")
+    result = run("check", "schemas", "samples", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "bad golden 0/2" in result.stdout and "tool_call: " in result.stdout and "conflict marker" in result.stdout

@@ -86,7 +86,7 @@ def _cell(result) -> str:
         return "[red]error[/]"
     if result.ok:
         return f"[green]pass[/] {result.passed}/{len(result.cases)}"
-    first = next(c for c in result.cases if c.status != PASS)
+    first = _worst(result)
     word = {NO_GOLDEN: "[yellow]no golden[/]", BAD_GOLDEN: "[red]bad golden[/]"}.get(first.status, "[red]fail[/]")
     return f"{word} {result.passed}/{len(result.cases)}"
 
@@ -94,8 +94,18 @@ def _cell(result) -> str:
 def _first_problem(result) -> str:
     if result.problem:
         return result.problem
-    first = next((c for c in result.cases if c.status != PASS), None)
+    first = _worst(result)
     return f"{first.case}: {first.difference}" if first else ""
+
+
+# The case a row names: an unreadable golden before a failure before a missing golden, so the
+# row never hides the worst news behind a milder one.
+_SEVERITY = {BAD_GOLDEN: 0, NO_GOLDEN: 2}  # any other failure: 1
+
+
+def _worst(result):
+    failing = [c for c in result.cases if c.status != PASS]
+    return min(failing, key=lambda c: _SEVERITY.get(c.status, 1)) if failing else None
 
 
 def _disagreement(schema, template) -> str:
