@@ -147,6 +147,6 @@ def test_the_table_names_an_unreadable_golden_before_a_missing_one(tmp_path):
     for name in ("plain_answer.txt", "tool_call.txt"):
         shutil.copy(ROOT / "sample_outputs" / "qwen3" / name, family / name)
     (family / "tool_call.expected.json").write_text("<<<<<<< HEAD\n", encoding="utf-8")
-    result = run("check", "schemas", "samples", cwd=tmp_path)
+    result = run("schemas", "samples", cwd=tmp_path)
     assert result.returncode == 1
     assert "bad golden 0/2" in result.stdout and "tool_call: " in result.stdout and "conflict marker" in result.stdout
