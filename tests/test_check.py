@@ -150,3 +150,15 @@ def test_the_table_names_an_unreadable_golden_before_a_missing_one(tmp_path):
     result = run("schemas", "samples", cwd=tmp_path)
     assert result.returncode == 1
     assert "bad golden 0/2" in result.stdout and "tool_call: " in result.stdout and "conflict marker" in result.stdout
+
+
+def test_two_goldens_for_one_sample_are_named_not_picked(tmp_path):
+    (tmp_path / "schemas").mkdir()
+    shutil.copy(ROOT / "schemas" / "qwen3.json", tmp_path / "schemas" / "qwen3.json")
+    family = tmp_path / "samples" / "qwen3"
+    family.mkdir(parents=True)
+    for name in ("tool_call.txt", "tool_call.expected.json"):
+        shutil.copy(ROOT / "sample_outputs" / "qwen3" / name, family / name)
+    (family / "tool_call.expected-error.txt").write_text("could not parse\n", encoding="utf-8")
+    result = run("schemas", "samples", cwd=tmp_path)
+    assert result.returncode == 1 and "two goldens for one sample" in result.stdout, result.stdout

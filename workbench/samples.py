@@ -126,9 +126,13 @@ class Verdict:
 def expected_of(sample: Sample, fmt: str | None = None) -> tuple[str, Any] | None:
     """("value", message) or ("error", phrase) from the sample's golden for format ``fmt``, or None
     when it has none. A golden that is there but cannot be used (not UTF-8, not JSON, cut short,
-    git conflict markers, an empty phrase) raises InputError naming the file and line: taken
+    git conflict markers, an empty phrase, or two goldens that contradict each other) raises
+    InputError naming the file and line: taken
     for "no golden", ``check --update`` would write over it."""
     value_path, error_path = sample.expected_value_path(fmt), sample.expected_error_path(fmt)
+    if (value_path.exists() or value_path.is_symlink()) and (error_path.exists() or error_path.is_symlink()):
+        # One says it parses, the other that it fails: neither can be taken without a word.
+        raise InputError(f"{value_path}: two goldens for one sample (also {error_path.name}); keep the right one")
     if value_path.exists() or value_path.is_symlink():
         text = read_text(value_path, "golden")
         _no_conflict_markers(value_path, text)
