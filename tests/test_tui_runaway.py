@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import warnings
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from tui_helpers import SIZE, settle
 from workbench import child
 from workbench.document import SchemaDocument
 from workbench.samples import discover, load
+from workbench.tui import app as app_module
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.screens import migration as migration_screen
 from workbench.tui.screens.migration import MigrationScreen
@@ -131,3 +133,53 @@ async def test_migrate_stops_the_comparison_at_its_deadline_and_says_so(tmp_path
         assert not dialog.query_one("#open").disabled  # the template is there to open
         assert child.live() == []
     assert list(private_tmp.iterdir()) == []
+
+
+# ----- export into a tokenizer folder --------------------------------------------------------------
+
+
+def tokenizer_folder(where: Path) -> Path:
+    """A tiny local tokenizer transformers loads (as tests/test_export.py builds one)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from tokenizers import Tokenizer, models, pre_tokenizers
+        from transformers import PreTrainedTokenizerFast
+
+    backend = Tokenizer(models.WordLevel({"[UNK]": 0, "<|im_end|>": 1, "hello": 2}, unk_token="[UNK]"))
+    backend.pre_tokenizer = pre_tokenizers.Whitespace()
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, unk_token="[UNK]", eos_token="<|im_end|>")
+    folder = where / "tok"
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+async def test_export_into_a_folder_stops_a_check_whose_parse_never_ends(tmp_path, private_tmp, monkeypatch):
+    """transformers' parse_response has no time limit: on this sample it would run for hours. The
+    check runs in a child that is killed at the deadline; the export is refused, saying why, the
+    folder keeps every byte, the staged copy is gone, and the app answered keys meanwhile."""
+    pytest.importorskip("transformers")
+    folder = tokenizer_folder(tmp_path)
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    monkeypatch.setattr(app_module, "EXPORT_BUDGET", 5.0)
+    app = runaway_app(tmp_path)
+    toasts: list[str] = []
+    app.notify = lambda message, *args, **kwargs: toasts.append(message)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        app.screen.query_one("#answer").value = str(folder)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: child.live() != [] or toasts)
+        await pilot.press("f1")  # a key, while the check runs
+        await pilot.pause()
+        assert app.screen is not app.main  # the help screen opened
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: toasts)
+        status = str(app.main.status.render())
+        assert status.startswith("Export refused, nothing written: the check with transformers did not finish within 5 s "
+                                 "and was stopped"), status
+        assert toasts == [status]
+        assert child.live() == []
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+    assert list(private_tmp.iterdir()) == []  # neither the staged folder nor the child's TMPDIR
