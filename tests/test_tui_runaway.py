@@ -12,7 +12,7 @@ import warnings
 from pathlib import Path
 
 import pytest
-from tui_helpers import SIZE, settle
+from tui_helpers import SIZE, make_app, settle
 
 from workbench import child
 from workbench.document import SchemaDocument
@@ -183,3 +183,26 @@ async def test_export_into_a_folder_stops_a_check_whose_parse_never_ends(tmp_pat
         assert child.live() == []
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
     assert list(private_tmp.iterdir()) == []  # neither the staged folder nor the child's TMPDIR
+
+
+async def test_export_into_a_folder_still_verifies_and_writes(workdir, private_tmp):
+    """The check's answer comes back from its child: the qwen3 schema is verified on the open
+    sample and written into the folder's config."""
+    pytest.importorskip("transformers")
+    folder = tokenizer_folder(workdir)
+    app = make_app(workdir)
+    toasts: list[str] = []
+    app.notify = lambda message, *args, **kwargs: toasts.append(message)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        app.screen.query_one("#answer").value = str(folder)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: toasts)
+        assert str(app.main.status.render()) == f"Exported into {folder / 'tokenizer_config.json'}"
+        assert "parse_response on the sample agrees with the workbench" in toasts[0]
+        assert child.live() == []
+    config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+    assert config["response_schema"] == json.loads((workdir / "schemas" / "qwen3.json").read_text(encoding="utf-8"))
+    assert list(private_tmp.iterdir()) == []
