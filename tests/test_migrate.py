@@ -10,6 +10,7 @@ codes 0/1/2 in a subprocess, and every shipped schema run on its samples.
 from __future__ import annotations
 
 import json
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -435,6 +436,9 @@ def test_differences_are_all_listed_with_their_paths():
         ("/e", ABSENT, True),
     ]
     assert differences({"a": 1, "b": 2}, {"b": 2, "a": 1}) == []  # key order is no difference
+    # The TUI compares in a child process: a difference comes back still saying ABSENT.
+    again = pickle.loads(pickle.dumps(found))
+    assert again == found and again[1].template is ABSENT and again[3].schema is ABSENT
 
 
 def test_a_difference_between_the_formats_is_shown():

@@ -46,11 +46,12 @@ class MigrationRun:
     comparisons: list[SampleComparison] = field(default_factory=list)
     samples_given: bool = True
     notices: list[str] = field(default_factory=list)  # from the write: a hard link broken, a link written through
+    stopped: str | None = None  # why the comparison on the samples did not finish (the TUI stops a runaway one)
 
     @property
     def code(self) -> int:
         """0 only when the template was written, nothing was left untranslated and every sample agrees."""
-        clean = self.written and not self.migration.untranslatable
+        clean = self.written and not self.migration.untranslatable and self.stopped is None
         return OK if clean and all(c.agrees for c in self.comparisons) else FAILED
 
     def lines(self) -> list[str]:
@@ -76,6 +77,9 @@ class MigrationRun:
             out += [f"  {pointer}: {why}" for pointer, why in slow]
         if not self.samples_given:
             out.append("no samples to compare on (pass --samples DIR)")
+            return out
+        if self.stopped is not None:
+            out.append(f"samples: not compared: {self.stopped}")
             return out
         agree = sum(c.agrees for c in self.comparisons)
         out.append(f"samples: {agree} of {len(self.comparisons)} give the same message")
@@ -130,15 +134,30 @@ def run(
     """Translate ``schema`` (already valid), write the template to ``out`` and compare on ``cases``.
     Raises ``files.WriteError`` (nothing written) when ``out`` cannot be written, ``ReadOnlyError``
     when it is read-only and ``allow_read_only`` is not given."""
-    result = MigrationRun(out, anchor, anchor_source, translate(schema, anchor), samples_given=bool(cases))
+    result = write_template(schema, anchor, anchor_source, out, allow_read_only, samples_given=bool(cases))
+    if result.written:
+        result.comparisons = compare_cases(cases, schema, result.migration.template)
+    return result
+
+
+def write_template(
+    schema: Any, anchor: Any, anchor_source: str, out: Path, allow_read_only: bool = False, samples_given: bool = True
+) -> MigrationRun:
+    """``run`` up to the comparison: translate and write (the TUI compares in a child process,
+    where a backtracking regex meets the engine's time limit). Raises as ``run`` does."""
+    result = MigrationRun(out, anchor, anchor_source, translate(schema, anchor), samples_given=samples_given)
     template = result.migration.template
     if template is None:
         return result
     load_template(template)  # never write what transformers would reject when it loads it
     result.notices = atomic_write(out, dump_json(template), allow_read_only=allow_read_only)
     result.written = True
-    result.comparisons = [compare_sample(c.name, c.text, schema, template, c.prompt) for c in cases]
     return result
+
+
+def compare_cases(cases: list[Case], schema: Any, template: Any) -> list[SampleComparison]:
+    """Both parsers on each case (``engine.migrate.compare_sample``): the parses of a migration."""
+    return [compare_sample(c.name, c.text, schema, template, c.prompt) for c in cases]
 
 
 def _value(value: Any) -> str:

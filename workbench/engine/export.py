@@ -196,11 +196,18 @@ def _config_with(folder: Path, parsers: list[Any]) -> tuple[Path, str]:
     return path, dump_json(config)
 
 
-def export_to(schema_text: str, target: Path, sample_text: str | None = None, force: bool = False) -> list[str]:
+def export_to(schema_text: str, target: Path, sample_text: str | None = None, force: bool = False,
+              verifier: Callable[..., "Verification"] | None = None) -> list[str]:
     """Export a schema's text to a .json file, or into a tokenizer folder and verify it there if
     transformers is installed (the TUI's export): the lines to show, the first saying what was
     written. Raises ExportRefused, and then nothing was written. An existing .json file is
-    replaced only with ``force`` (the TUI asks first)."""
+    replaced only with ``force`` (the TUI asks first).
+
+    ``verifier`` stands in for ``verify_tokenizer_dir`` (same arguments): the TUI runs it in a
+    child process, since transformers' parse has no time limit. What it raises, other than
+    ExportRefused (no transformers: the export goes on unverified), stops the export; the staged
+    folder is removed either way."""
+    verifier = verifier or verify_tokenizer_dir
     try:
         schema = parse_schema_text(schema_text, "schema")
     except InputError as exc:
@@ -215,7 +222,7 @@ def export_to(schema_text: str, target: Path, sample_text: str | None = None, fo
 
         def check(staged: Path) -> bool:
             try:
-                result = verify_tokenizer_dir(staged, schema, sample_text, shown=target)
+                result = verifier(staged, schema, sample_text, shown=target)
             except ExportRefused as exc:  # no transformers here: the export goes on, unverified
                 checked.append(f"not verified: {exc}")
                 return True

@@ -13,11 +13,12 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.worker import WorkerState
+from textual.worker import WorkerState, get_current_worker
 
+from .. import child
 from ..document import SchemaDocument
 from ..engine.versions import TEMPLATE
-from ..engine.export import export_to
+from ..engine.export import ExportRefused, export_to, verify_tokenizer_dir
 from ..files import InputError, ReadOnlyError
 from ..goldens import Golden, NoGolden, golden_of
 from ..migration import anchor_from, cases_of, schema_to_migrate, unescape
@@ -35,6 +36,31 @@ from .widgets.schema_editor import SchemaEditor
 # Actions that open a dialog or write a file. They run only from the main screen: a key pressed
 # again while their dialog is open must not stack a second dialog or write behind the user's back.
 _MAIN_SCREEN_ACTIONS = {"save", "save_as", "save_prompt", "export", "write_golden", "migrate", "help", "quit"}
+
+# Seconds an export's check with transformers (loading the staged folder, both parses of the
+# sample) may take before its child process is killed: transformers' parse has no time limit.
+EXPORT_BUDGET = 60.0
+
+
+def _export_job(text: str, target: Path, sample: str) -> list[str]:
+    """An export, in a thread worker. Its check runs in a child process (``workbench.child``), so a
+    regex that backtracks too much neither freezes the app (it would hold the GIL) nor runs on:
+    the child is killed past EXPORT_BUDGET, or when the worker is cancelled (the app quits), and
+    the staged folder, made here, is removed with nothing written."""
+    worker = get_current_worker()
+
+    def verify(*args: Any, **kwargs: Any):
+        return child.call(verify_tokenizer_dir, *args, timeout=EXPORT_BUDGET, cancelled=lambda: worker.is_cancelled, **kwargs)
+
+    try:
+        # force: _write_after_asking has asked before replacing an existing file.
+        return export_to(text, target, sample, force=True, verifier=verify)
+    except child.ChildTimeout as exc:
+        raise ExportRefused(f"the check with transformers did not finish within {exc.seconds:g} s and was stopped "
+                            "(transformers' parse_response has no time limit: a regex may backtrack too much on "
+                            "the sample)") from None
+    except child.ChildFailed as exc:
+        raise ExportRefused(f"the check with transformers failed: {exc}") from None
 
 
 class WorkbenchApp(App):
@@ -435,8 +461,7 @@ class WorkbenchApp(App):
 
     def _export(self, target: Path) -> None:
         text, sample = self.main.editor.text, self.main.sample.text
-        # force: _write_after_asking has asked before replacing an existing file.
-        self.run_worker(partial(export_to, text, target, sample, force=True), name="export", group="export", thread=True,
+        self.run_worker(partial(_export_job, text, target, sample), name="export", group="export", thread=True,
                         exclusive=True, exit_on_error=False)
 
     def on_worker_state_changed(self, event) -> None:
@@ -445,6 +470,8 @@ class WorkbenchApp(App):
         # worker may have finished, and each would report the result again.
         if worker.group != "export" or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR):
             return
+        if worker.is_cancelled:
+            return  # the app is quitting: its check was killed, nothing was written
         if event.state == WorkerState.ERROR:
             self._error(f"Export refused, nothing written: {worker.error}")
             self.notify(f"Export refused, nothing written: {worker.error}", severity="error", timeout=10)

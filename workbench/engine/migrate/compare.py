@@ -22,6 +22,9 @@ class _Absent:
     def __repr__(self) -> str:
         return "(absent)"
 
+    def __reduce__(self) -> str:
+        return "ABSENT"  # the one ABSENT, also in another process (the TUI compares in a child)
+
 
 ABSENT = _Absent()  # a key or list item one message has and the other has not
 
