@@ -383,3 +383,16 @@ def test_a_schema_file_nested_past_what_json_reads_is_guessed_without_crashing()
     from workbench.tui.screens.main import format_guess
 
     assert format_guess("[" * 100_000 + "]" * 100_000) == "response_schema"
+
+
+async def test_migration_dialog_opens_the_template_by_its_own_key(workdir):
+    app = make_app(workdir)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        app.action_migrate()
+        await settle(pilot, app)
+        assert isinstance(app.screen, MigrationScreen)
+        app.screen.query_one("#close").focus()
+        await pilot.press("o")
+        await settle(pilot, app)
+        assert app.screen is app.main and "qwen3.template.json" in str(app.main.editor.border_title)

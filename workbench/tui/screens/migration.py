@@ -39,6 +39,7 @@ def budget(cases: int) -> float:
 class MigrationScreen(ModalScreen[bool]):
     BINDINGS = [
         Binding("escape", "dismiss(False)", "Close"),
+        Binding("o", "open_template", "Open the template", show=False),  # its own key, as in every dialog
         # Between the buttons, stopping at the ends (as in every dialog).
         Binding("left", "move(-1)", "Previous button", show=False),
         Binding("right", "move(1)", "Next button", show=False),
@@ -113,6 +114,10 @@ class MigrationScreen(ModalScreen[bool]):
 
     def action_move(self, step: int) -> None:
         move_between_buttons(self, step)
+
+    def action_open_template(self) -> None:
+        if not self.query_one("#open", Button).disabled:  # only once the template is written
+            self.dismiss(True)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "open")
