@@ -137,15 +137,21 @@ def test_missing_or_broken_schema_is_an_error_row(tmp_path):
     assert run("nowhere", "sample_outputs", cwd=root).returncode == 2
 
 
-def test_the_table_names_an_unreadable_golden_before_a_missing_one(tmp_path):
-    """The row shows the worst news: a golden that cannot be read, not the missing golden of the
-    sample listed before it."""
+def _qwen3_with(tmp_path: Path, *names: str) -> Path:
+    """schemas/qwen3.json and samples/qwen3/ holding ``names`` copied from the shipped samples."""
     (tmp_path / "schemas").mkdir()
     shutil.copy(ROOT / "schemas" / "qwen3.json", tmp_path / "schemas" / "qwen3.json")
     family = tmp_path / "samples" / "qwen3"
     family.mkdir(parents=True)
-    for name in ("plain_answer.txt", "tool_call.txt"):
+    for name in names:
         shutil.copy(ROOT / "sample_outputs" / "qwen3" / name, family / name)
+    return family
+
+
+def test_the_table_names_an_unreadable_golden_before_a_missing_one(tmp_path):
+    """The row shows the worst news: a golden that cannot be read, not the missing golden of the
+    sample listed before it."""
+    family = _qwen3_with(tmp_path, "plain_answer.txt", "tool_call.txt")
     (family / "tool_call.expected.json").write_text("<<<<<<< HEAD\n", encoding="utf-8")
     result = run("schemas", "samples", cwd=tmp_path)
     assert result.returncode == 1
@@ -153,12 +159,7 @@ def test_the_table_names_an_unreadable_golden_before_a_missing_one(tmp_path):
 
 
 def test_two_goldens_for_one_sample_are_named_not_picked(tmp_path):
-    (tmp_path / "schemas").mkdir()
-    shutil.copy(ROOT / "schemas" / "qwen3.json", tmp_path / "schemas" / "qwen3.json")
-    family = tmp_path / "samples" / "qwen3"
-    family.mkdir(parents=True)
-    for name in ("tool_call.txt", "tool_call.expected.json"):
-        shutil.copy(ROOT / "sample_outputs" / "qwen3" / name, family / name)
+    family = _qwen3_with(tmp_path, "tool_call.txt", "tool_call.expected.json")
     (family / "tool_call.expected-error.txt").write_text("could not parse\n", encoding="utf-8")
     result = run("schemas", "samples", cwd=tmp_path)
     assert result.returncode == 1 and "two goldens for one sample" in result.stdout, result.stdout
