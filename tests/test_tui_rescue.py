@@ -97,6 +97,8 @@ async def test_closing_the_terminal_keeps_the_unsaved_edits(workdir):
         app.main.editor.move_cursor((0, 0))
         app.main.editor.insert(" ")
         await pilot.pause()
+        # The app must hold SIGHUP before it is sent: unheld, it would end the test run itself.
+        assert signal.SIGHUP in app._signals
         os.kill(os.getpid(), signal.SIGHUP)  # delivered to the app's event loop
         await pilot.pause(0.2)
     assert app.return_code == 128 + signal.SIGHUP
