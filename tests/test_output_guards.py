@@ -104,3 +104,11 @@ def test_a_prompt_file_is_named_as_a_prompt(tmp_path):
     os.mkfifo(fifo)
     result = run("parse", SAMPLES / "tool_call.txt", "--schema", ROOT / "schemas" / "qwen3.template.json", "--prefix-file", fifo)
     assert result.returncode == 2 and "not read as a prompt file" in result.stderr, result.stderr
+
+
+def test_a_folder_whose_only_samples_are_not_regular_files_names_them(tmp_path):
+    os.mkfifo(tmp_path / "a.txt")
+    (tmp_path / "b.txt").mkdir()
+    result = run("open", tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert "no sample files" in result.stderr and "not regular files, so not read: a.txt, b.txt" in result.stderr

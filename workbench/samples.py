@@ -72,9 +72,13 @@ def discover(target: str | Path) -> list[Path]:
     """The sample files named by ``target``: the file itself, or every sample in a folder."""
     target = Path(target)
     if target.is_dir():
-        found = sorted(p for p in target.iterdir() if p.is_file() and is_sample_file(p))
+        named = sorted(p for p in target.iterdir() if is_sample_file(p))
+        found = [p for p in named if p.is_file()]
         if not found:
-            raise InputError(f"{target}: no sample files (*.txt) in this folder")
+            # A FIFO, device or folder named *.txt is never read (it could block or never end).
+            odd = [p.name for p in named if not p.is_file()]
+            raise InputError(f"{target}: no sample files (*.txt) in this folder"
+                             + (f" (not regular files, so not read: {', '.join(odd[:5])}{' …' if len(odd) > 5 else ''})" if odd else ""))
         return found
     if not target.exists():
         raise InputError(f"{target}: no such sample file")
