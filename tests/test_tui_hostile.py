@@ -134,24 +134,9 @@ async def test_reload_dialog_right_then_enter_keeps_the_edits(workdir):
         assert "assistantZ" in app.main.editor.text and app.main.dirty
 
 
-@pytest.mark.parametrize("key", ["escape", "n", "enter", "right"])
-async def test_confirm_dialog_never_destroys_on_a_key_meant_for_no(workdir, key):
-    app = make_app(workdir)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, app)
-        answers = []
-        app.push_screen(ConfirmScreen("Replace it?", "Replace"), answers.append)
-        await pilot.pause()
-        await pilot.press(key)
-        await pilot.pause()
-        if app.screen is not app.main:  # a move, not an answer: Enter answers with the focused button
-            await pilot.press("enter")
-            await pilot.pause()
-        assert answers == [False]
-
-
-@pytest.mark.parametrize("keys", [["y"], ["r"], ["left", "enter"], ["tab", "enter"]])
-async def test_confirm_dialog_destroys_only_by_its_own_key_or_a_move(workdir, keys):
+async def confirm_answers(workdir, *keys: str) -> list:
+    """What a "Replace it?" dialog answers to ``keys``; a key that only moves is followed by Enter,
+    which answers with the focused button."""
     app = make_app(workdir)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
@@ -160,7 +145,20 @@ async def test_confirm_dialog_destroys_only_by_its_own_key_or_a_move(workdir, ke
         await pilot.pause()
         await pilot.press(*keys)
         await pilot.pause()
-        assert answers == [True]
+        if app.screen is not app.main:
+            await pilot.press("enter")
+            await pilot.pause()
+        return answers
+
+
+@pytest.mark.parametrize("key", ["escape", "n", "enter", "right"])
+async def test_confirm_dialog_never_destroys_on_a_key_meant_for_no(workdir, key):
+    assert await confirm_answers(workdir, key) == [False]
+
+
+@pytest.mark.parametrize("keys", [["y"], ["r"], ["left", "enter"], ["tab", "enter"]])
+async def test_confirm_dialog_destroys_only_by_its_own_key_or_a_move(workdir, keys):
+    assert await confirm_answers(workdir, *keys) == [True]
 
 
 async def test_confirm_dialog_names_its_keys(workdir):

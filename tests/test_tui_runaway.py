@@ -166,10 +166,7 @@ async def test_export_into_a_folder_stops_a_check_whose_parse_never_ends(tmp_pat
     app.notify = lambda message, *args, **kwargs: toasts.append(message)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
-        await pilot.press("ctrl+o")
-        await pilot.pause()
-        app.screen.query_one("#answer").value = str(folder)
-        await pilot.press("enter")
+        await export_into(pilot, app, folder)
         await wait_until(pilot, lambda: child.live() != [] or toasts)
         await pilot.press("f1")  # a key, while the check runs
         await pilot.pause()
@@ -185,6 +182,14 @@ async def test_export_into_a_folder_stops_a_check_whose_parse_never_ends(tmp_pat
     assert list(private_tmp.iterdir()) == []  # neither the staged folder nor the child's TMPDIR
 
 
+async def export_into(pilot, app, folder: Path) -> None:
+    """ctrl+o, the folder as the answer, Enter."""
+    await pilot.press("ctrl+o")
+    await pilot.pause()
+    app.screen.query_one("#answer").value = str(folder)
+    await pilot.press("enter")
+
+
 async def test_export_into_a_folder_still_verifies_and_writes(workdir, private_tmp):
     """The check's answer comes back from its child: the qwen3 schema is verified on the open
     sample and written into the folder's config."""
@@ -195,10 +200,7 @@ async def test_export_into_a_folder_still_verifies_and_writes(workdir, private_t
     app.notify = lambda message, *args, **kwargs: toasts.append(message)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
-        await pilot.press("ctrl+o")
-        await pilot.pause()
-        app.screen.query_one("#answer").value = str(folder)
-        await pilot.press("enter")
+        await export_into(pilot, app, folder)
         await wait_until(pilot, lambda: toasts)
         assert str(app.main.status.render()) == f"Exported into {folder / 'tokenizer_config.json'}"
         assert "parse_response on the sample agrees with the workbench" in toasts[0]

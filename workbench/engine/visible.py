@@ -37,10 +37,24 @@ def _surrogate(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group()):04x}"
 
 
+# What ``visible`` changes. Most text holds none of it, and a search costs a tenth of the
+# translation (tree labels are made by the hundred on every keystroke), so it is looked for first.
+_UNSAFE = re.compile("[" + "".join(re.escape(chr(c)) for c in sorted(LABEL_TABLE)) + "\ud800-\udfff]")
+_UNSAFE_KEEPING_NEWLINES = re.compile("[" + "".join(re.escape(chr(c)) for c in sorted(TEXT_TABLE)) + "\ud800-\udfff]")
+
+
+def needs_showing(text: str, keep_newlines: bool = False) -> bool:
+    """Whether ``visible`` would change ``text``."""
+    return (_UNSAFE_KEEPING_NEWLINES if keep_newlines else _UNSAFE).search(text) is not None
+
+
 def visible(text: str, keep_newlines: bool = False) -> str:
     """``text`` with every control character (C0, DEL, C1, bidi, line separators) replaced by a
     visible symbol, and a lone surrogate (which no terminal encoding can carry) written as its
-    ``\\udXXX`` escape. With ``keep_newlines``, line feeds stay (a multi-line message)."""
+    ``\\udXXX`` escape. With ``keep_newlines``, line feeds stay (a multi-line message). Text that
+    needs none of it comes back as it is."""
+    if not needs_showing(text, keep_newlines):
+        return text
     shown = text.translate(TEXT_TABLE if keep_newlines else LABEL_TABLE)
     return _SURROGATE.sub(_surrogate, shown) if _SURROGATE.search(shown) else shown
 

@@ -10,25 +10,10 @@ sequences set its title or paint it. So every widget that shows such text takes 
 
 from __future__ import annotations
 
-import re
-
 from rich.text import Text
 from textual.markup import escape
 
-from ..engine import visible as _visible
-from ..engine.visible import LABEL_TABLE, TEXT_TABLE
-
-# What ``visible`` changes: a Text without any of these is shown as it is (the common case, cheap).
-_UNSAFE = re.compile("[" + "".join(re.escape(chr(c)) for c in sorted(LABEL_TABLE)) + "\ud800-\udfff]")
-_UNSAFE_KEEPING_NEWLINES = re.compile("[" + "".join(re.escape(chr(c)) for c in sorted(LABEL_TABLE) if c != 10) + "\ud800-\udfff]")
-
-
-def visible(text: str, keep_newlines: bool = False) -> str:
-    """engine.visible.visible, returning ``text`` itself when nothing in it needs showing (the
-    common case: a search costs a tenth of the translation, and tree labels are made by the
-    hundred on every keystroke)."""
-    unsafe = _UNSAFE_KEEPING_NEWLINES if keep_newlines else _UNSAFE
-    return _visible.visible(text, keep_newlines) if unsafe.search(text) else text
+from ..engine.visible import TEXT_TABLE, needs_showing, visible
 
 
 def plain(text: str, style: str = "", keep_newlines: bool = False) -> Text:
@@ -42,8 +27,7 @@ def shown(message: str | Text, keep_newlines: bool = True) -> Text:
     kept and its characters made visible. Line feeds stay by default (a message may have lines)."""
     if isinstance(message, str):
         return plain(message, keep_newlines=keep_newlines)
-    unsafe = _UNSAFE_KEEPING_NEWLINES if keep_newlines else _UNSAFE
-    if not unsafe.search(message.plain):
+    if not needs_showing(message.plain, keep_newlines):
         return message
     # Cut at every style boundary, so each piece has one set of styles over all of it; a piece's
     # text may grow (a lone surrogate becomes its escape), so the spans are laid again.
