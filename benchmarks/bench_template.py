@@ -10,9 +10,10 @@ then timed in that one process, run by run in rotating order, so a burst of load
 machine falls on both alike; ratios are the median of per-round ratios (as bench_engine.py).
 
 Outputs: ChatML (Qwen3) with reasoning, text and 10 / 1,000 JSON tool calls, with the runtime's
-own Qwen3 fallback template (§4.1) and a generation prompt that pre-writes ``<think>``; GPT-OSS
+own Qwen3 fallback template (docs/response-template.md#fallback-templates) and a generation prompt that
+pre-writes ``<think>``; GPT-OSS
 channels (analysis, commentary calls, final) at ~20 KB and ~2 MB with a Harmony template written
-from the spec (§4.2's gpt_oss row). Every result is first checked equal to the runtime's.
+like the gpt_oss fixture of transformers' own tests. Every result is first checked equal to the runtime's.
 
 Targets: parse / runtime <= 1.0, trace / runtime <= 1.5, stream / runtime's stream <= 1.0. Streams are
 also timed without our time limit, to show what regex's ``timeout=`` costs (the runtime has none).

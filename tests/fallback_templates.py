@@ -1,5 +1,5 @@
 """The response templates transformers 5.23.0 ships as `transformers serve` fallbacks
-(RESPONSE_TEMPLATE.md §4.1), as test data: the runtime's own, so tests on them need no judgement
+(docs/response-template.md#fallback-templates), as test data: the runtime's own, so tests on them need no judgement
 about what a right template is."""
 
 QWEN3 = {

@@ -41,7 +41,7 @@ def test_schema_and_template_side_by_side_with_where_they_disagree(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     row = next(line for line in result.stdout.splitlines() if line.startswith("qwen3"))
     assert row.count(f"pass {CASES}/{CASES}") == 2
-    # The schema keeps an empty content where the template drops it (RESPONSE_TEMPLATE.md §1.4 step 7).
+    # The schema keeps an empty content where the template drops it (docs/response-template.md#empty-values-are-dropped).
     assert "differ;" in row
     assert "1 of 1 schemas pass" in result.stdout and "1 of 1 templates pass" in result.stdout
 

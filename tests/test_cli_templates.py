@@ -1,6 +1,6 @@
 """`workbench parse` and `validate` on response templates: what transformers 5.23.0 gives.
 
-The templates are the runtime's own fallbacks (RESPONSE_TEMPLATE.md §4.1); the outputs and prompts
+The templates are the runtime's own fallbacks (docs/response-template.md#fallback-templates); the outputs and prompts
 are written here in each family's format. Every result is compared with the runtime itself.
 """
 

@@ -1,4 +1,4 @@
-"""``workbench migrate``: response schema -> response template (RESPONSE_TEMPLATE.md §3).
+"""``workbench migrate``: response schema -> response template (docs/response-template.md#translating-a-schema).
 
 Three kinds of test: each translation rule on a small schema (the template it must give), the
 report of what cannot be translated (with its JSON pointers), and differential checks that the
@@ -72,7 +72,7 @@ def paths(migration):
     return [item.path for item in migration.untranslatable]
 
 
-# ----- the rules of §3, one by one ------------------------------------------------------------------
+# ----- the translation rules, one by one ------------------------------------------------------------------
 
 
 def test_literal_delimiters_become_open_and_close():

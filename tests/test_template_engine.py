@@ -1,4 +1,4 @@
-"""The response_template engine, rule by rule (RESPONSE_TEMPLATE.md §1), with the values, events,
+"""The response_template engine, rule by rule (docs/response-template.md), with the values, events,
 exception types and messages transformers 5.23.0 gives. Every case in CASES is also run against
 the runtime itself, whole and in chunks, by tests/test_template_generated.py.
 """
@@ -100,7 +100,7 @@ TOOL_F = [
 # id -> (template, text, prefix, tools, expected message or Raises). A Raises here is what the whole
 # parse raises (at load, construction, a region close, or finalize).
 CASES: dict[str, tuple] = {
-    # §1.11, verbatim
+    # docs/response-template.md#a-worked-example, verbatim
     "11-plain-answer": (SMOL, "Hello there!<|im_end|>", "", None, {"role": "assistant", "content": "Hello there!"}),
     "11-thinking-answer": (
         SMOL,
@@ -155,7 +155,7 @@ CASES: dict[str, tuple] = {
         None,
         {"role": "assistant", "content": "Answer", "tool_calls": [{"n": 1}]},
     ),
-    # §1.9b load errors, in the runtime's order of checks
+    # docs/response-template.md#load-errors, in the runtime's order of checks
     "load-not-a-dict": ([], "", "", None, Raises(ValueError, "response_template must be a dict, got list")),
     "load-version": (
         {"version": 2, "start_anchor": "@", "fields": {"x": {}}},
@@ -433,7 +433,7 @@ CASES: dict[str, tuple] = {
         None,
         Raises(ValueError, "response_template.fields must be a non-empty dict"),
     ),
-    # §1.4.1 prefix and anchor
+    # docs/response-template.md#finding-regions step 1: prefix and anchor
     "prefix-cut-after-last-anchor": (
         SMOL,
         "Hi<|im_end|>",
@@ -511,7 +511,7 @@ CASES: dict[str, tuple] = {
         None,
         {"thinking": "plan", "content": "answer"},
     ),
-    # §1.4.2-3 matching
+    # docs/response-template.md#finding-regions steps 2-3: matching
     "no-nesting-only-own-close": (
         tpl({"x": {"open": "<x>", "close": "</x>"}, "c": {}}),
         "<x>a<x>b</x>",
@@ -583,7 +583,7 @@ CASES: dict[str, tuple] = {
         None,
         {"c": "c", "p": "b"},
     ),
-    # §1.4.4-7 regions and values
+    # docs/response-template.md#finding-regions steps 4-7: regions and values
     "captures-into-transform": (
         tpl({"t": {"open_pattern": "<f=(?P<name>\\w+)>", "close": "</f>", "transform": {"n": "{name}", "c": "{content}"}}}),
         "<f=get>body</f>",
@@ -686,7 +686,7 @@ CASES: dict[str, tuple] = {
         None,
         {"c": ["ab"]},
     ),
-    # §1.5 content parsers
+    # docs/response-template.md#content-parsers
     "text-strip-false": (one(content_args={"strip": False}), "<x> a </x>", "", None, {"x": " a "}),
     "int": (one(content="int"), "<x> 42 </x>", "", None, {"x": 42}),
     "int-error": (
@@ -808,7 +808,7 @@ CASES: dict[str, tuple] = {
         None,
         {"x": {"a": "4", "b": "2=3"}},
     ),
-    # §1.6 transform
+    # docs/response-template.md#transform
     "transform-types-kept-literals-kept": (
         one(
             content="json",
@@ -871,7 +871,7 @@ CASES: dict[str, tuple] = {
         None,
         Raises(ValueError, "Field 'x': transform_each requires each list element to be a dict, got int."),
     ),
-    # §1.7 tools casting
+    # docs/response-template.md#tool-argument-casting
     "tools-casts": (
         one("c", content="json", transform=CALL),
         '<c>{"i": "007", "n": "1e3", "b": "TRUE", "z": "None", "o": "{\\"k\\": 1}", "a": "[1]", "u": "x",'
@@ -977,7 +977,7 @@ def test_case_streamed_one_character_at_a_time(case):
     check(outcome(stream), expected)
 
 
-# ---- events (§1.8) -------------------------------------------------------------------------
+# ---- events (docs/response-template.md#streaming) -----------------------------------------------
 
 
 def ev_open(field):

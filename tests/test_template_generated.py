@@ -1,5 +1,5 @@
 """Generated tests of the response_template engine: random templates from the grammar of
-RESPONSE_TEMPLATE.md §1, random outputs and prefixes built from their delimiters, random chunkings.
+docs/response-template.md, random outputs and prefixes built from their delimiters, random chunkings.
 
 Two properties: our streaming equals our one-shot parse, and our whole transcript (initial events,
 every ``feed``'s events or error, ``finalize``'s message and events or error) equals what

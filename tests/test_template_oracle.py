@@ -1,5 +1,5 @@
 """The second oracle itself (tests/template_oracle.py): transformers 5.23.0's response_template engine,
-run in its own environment, reproduces RESPONSE_TEMPLATE.md §1.11 and §1.9b exactly."""
+run in its own environment, reproduces docs/response-template.md#a-worked-example and #load-errors."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from template_oracle import (
     session_oracle,
 )
 
-# RESPONSE_TEMPLATE.md §1.11: the SmolLM3 / ChatML template.
+# docs/response-template.md#a-worked-example: the SmolLM3 / ChatML template.
 SMOL = {
     "version": 1,
     "defaults": {"role": "assistant"},
@@ -40,7 +40,7 @@ SMOL = {
     },
 }
 
-# §1.11 "Its output on 5.23.0", line for line (json.dumps of the message: exact text, key order included).
+# The worked example's messages on 5.23.0, line for line (json.dumps of the message: exact text, key order included).
 SMOL_OUTPUTS = [
     ("Hello there!<|im_end|>", '{"role": "assistant", "content": "Hello there!"}'),
     (
@@ -61,7 +61,7 @@ SMOL_OUTPUTS = [
     ("<think>unfinished", '{"role": "assistant", "reasoning_content": "unfinished"}'),
 ]
 
-# §1.11 streaming transcript: the prompt ends with `<|im_start|>assistant\n<think>\n`.
+# A streaming transcript of the worked example: the prompt ends with `<|im_start|>assistant\n<think>\n`.
 PROMPT = "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\n"
 TRANSCRIPT = [
     ("I should", '[{"type": "region_chunk", "field": "reasoning_content", "text": "I should", "dirty": false}]'),
@@ -121,7 +121,7 @@ def test_streaming_transcript_event_for_event(template_oracle):
     assert [json.dumps(events) for events in run["events"]] == [expected for _, expected in TRANSCRIPT]
     assert json.dumps(run["message"]) == TRANSCRIPT_MESSAGE
     assert run["final_events"] == []
-    # feed after finalize -> RuntimeError: ResponseParser already finalized (§1.8, §1.9b)
+    # feed after finalize -> RuntimeError: ResponseParser already finalized (docs/response-template.md#streaming, #load-errors)
     assert run["after"] == []
     assert run["error"] == {
         "type": "RuntimeError",
@@ -163,7 +163,7 @@ def test_finalize_twice(template_oracle):
     ids=["version", "not-a-dict", "unknown-key", "unknown-field-key"],
 )
 def test_load_errors(template_oracle, template, error):
-    """§1.9b: every load error is a ValueError, raised when the parser is built."""
+    """docs/response-template.md#load-errors: every load error is a ValueError, raised when the parser is built."""
     assert template_oracle.parse("hi", template) == ("error", *error)
     run = template_oracle.stream(["hi"], template)
     assert run["error"] == {"type": error[0], "message": error[1], "step": "construct", "index": None}
@@ -185,12 +185,12 @@ def test_errors_name_their_step(template_oracle):
         "step": "finalize",
         "index": None,
     }
-    # A content-parser error comes from the feed() that closes the region (§1.8).
+    # A content-parser error comes from the feed() that closes the region (docs/response-template.md#streaming).
     run = template_oracle.stream(["<tool_call>{bad", "}</tool_call>"], SMOL)
     assert run["error"]["type"] == "ValueError"
     assert run["error"]["message"].startswith("json parser could not parse region as JSON.")
     assert (run["error"]["step"], run["error"]["index"], len(run["events"])) == ("feed", 1, 1)
-    # prefix=None is passed on: transformers refuses it (§1.4, §1.9b "construct").
+    # prefix=None is passed on: transformers refuses it (docs/response-template.md#finding-regions, #load-errors).
     kind, name, message = template_oracle.parse("hi", SMOL, prefix=None)
     assert (kind, name) == ("error", "ValueError") and 'pass `prefix=""` to opt out' in message
     # A KeyError's message is str(exc), as a traceback prints it.

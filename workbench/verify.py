@@ -1,6 +1,6 @@
 """``export --verify``: load a tokenizer folder with transformers 5.14.1 and 5.23.0 and say, per
 range of releases, which key they read and whether ``parse_response`` agrees with the workbench on
-the samples (RESPONSE_TEMPLATE.md §2: 5.3–5.12 read only ``response_schema``; 5.13–5.14 read both
+the samples (docs/response-template.md#releases-at-a-glance: 5.3–5.12 read only ``response_schema``; 5.13–5.14 read both
 and prefer the template, which then needs ``prefix=``; 5.15 and later read only the template).
 
 ``export --verify`` runs it on a staged copy of the folder, before anything is written. What cannot

@@ -46,7 +46,7 @@ def migrate(
     force: bool = typer.Option(False, "--force", help="Write over an existing OUT."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
-    """Translate SCHEMA into a response_template (RESPONSE_TEMPLATE.md §3), list what cannot be
+    """Translate SCHEMA into a response_template (docs/response-template.md#translating-a-schema), list what cannot be
     translated, write OUT, and compare both on the samples."""
     value = _schema(schema)
     # The inputs: the schema, the prompt file, and every file beside the samples (their prompts and

@@ -1,7 +1,7 @@
 """Which transformers releases read a parser file, and which give the same result.
 
-Facts from RESPONSE_TEMPLATE.md §1.10 and §2 (each run on every release 5.0–5.23) and
-REFERENCE.md. A format has the releases that read it; a feature the file uses can narrow that
+Facts from docs/response-template.md#release-differences and #releases-at-a-glance (each run on every release
+5.0–5.23) and docs/response-schema.md. A format has the releases that read it; a feature the file uses can narrow that
 range to the releases that give the same result, and each such narrowing is reported with the
 key that causes it, so a maintainer knows which users a choice leaves behind.
 """
@@ -82,7 +82,7 @@ def schema_releases(schema: Any) -> Releases:
 _DOTTED = re.compile(r"\{\w+(?:\.\w+)+\}")
 
 
-# `transformers serve` shows reasoning from the first of these fields present (§1 table, "serve").
+# `transformers serve` shows reasoning from the first of these fields present (docs/response-template.md#fallback-templates).
 SERVE_REASONING = ("reasoning_content", "thinking", "reasoning")
 _REASONING_LIKE = re.compile(r"reason|think|thought", re.IGNORECASE)
 

@@ -1,7 +1,7 @@
-"""Migrating a ``response_schema`` to a ``response_template`` (RESPONSE_TEMPLATE.md §3).
+"""Migrating a ``response_schema`` to a ``response_template`` (docs/response-template.md#translating-a-schema).
 
 transformers 5.15 and later read only ``response_template``; this package writes the template a
-schema's maintainer would write by hand, by the translation table of §3, and says exactly what it
+schema's maintainer would write by hand, by the translation table there, and says exactly what it
 could not translate. No UI imports: the CLI (``workbench migrate``) prints what it returns, and the
 TUI can offer the same as an action.
 

@@ -1,7 +1,7 @@
 """The ``start_anchor`` of a migrated template, read off the prompts the samples were made with.
 
 A template needs ``start_anchor``: where, in the prompt it is given as ``prefix=``, the assistant's
-message begins (RESPONSE_TEMPLATE.md §1.4). A schema has nothing like it; it is the chat
+message begins (docs/response-template.md#finding-regions). A schema has nothing like it; it is the chat
 template's assistant header, and the prompts show it. The rule, per prompt:
 
 1. Find the last role word (``assistant``, ``model``, ``chatbot``, or the word ``ai``; any case)

@@ -1,6 +1,6 @@
 """``x-parser-args.transform`` (jmespath) as a template ``transform``, where one exists.
 
-What translates (RESPONSE_TEMPLATE.md §3): reshaping by multi-select hashes and lists over ``@``
+What translates (docs/response-template.md#translating-a-schema): reshaping by multi-select hashes and lists over ``@``
 and literals, ``{type: 'function', function: @}`` giving ``{"type": "function", "function":
 "{content}"}``, and a projection ``[*].{...}`` over the parsed list, whose fields name keys of
 each element: ``transform_each`` with ``{tool_name}``. A field of the whole value (``name``,

@@ -1,7 +1,7 @@
 """The ``OPEN(BODY)CLOSE`` shape of a schema regex, and the delimiters a template field gets from it.
 
 A schema finds a field with ``re.search`` over the whole text; a template cuts the text once into
-regions between delimiters (RESPONSE_TEMPLATE.md §3). The two agree when the regex is an opener,
+regions between delimiters (docs/response-template.md#translating-a-schema). The two agree when the regex is an opener,
 one group that takes any text up to the first closer (``.*?``, ``(?:.*?\\S)??``, ...), and a
 closer, so that is the shape looked for here:
 
@@ -85,7 +85,7 @@ def shape_of(pattern: str) -> Shape:
             raise NotShape(
                 f"it takes data from {'its closing delimiter' if closing else 'an optional, repeated or nested part'}; "
                 "a template takes named groups only from an opener, and the body as a whole "
-                "(close_pattern groups are not available to a transform, RESPONSE_TEMPLATE.md §1.6)"
+                "(close_pattern groups are not available to a transform, docs/response-template.md#transform)"
             )
         body_at = top[-1]
         if not _any_text(ra.capture_inner(atoms[body_at])):

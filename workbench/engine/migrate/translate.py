@@ -1,6 +1,6 @@
 """A response schema as a response template: the message's properties as fields.
 
-Each top-level property becomes one of (RESPONSE_TEMPLATE.md §3):
+Each top-level property becomes one of (docs/response-template.md#translating-a-schema):
 
 - ``const`` (``role: assistant``): a key of ``defaults``;
 - ``x-regex`` ``OPEN(.*?)CLOSE``: a field with ``open``/``close`` literals, or ``open_pattern`` /
@@ -12,10 +12,10 @@ Each top-level property becomes one of (RESPONSE_TEMPLATE.md §3):
 - an ``x-regex`` whose opener requires no text (``^\\s*((?:.*?\\S)??)\\s*(?:<tool_call>|<|im_end|>|$)``,
   or no regex at all): the implicit field, "whatever is left". Closers that are another field's
   opener are dropped (opening that field ends the leftover region); the rest (end-of-turn
-  markers) close it. Because a region that opens again overwrites the last one (§1.4 step 5),
+  markers) close it. Because a region that opens again overwrites the last one (docs/response-template.md#finding-regions step 5),
   whitespace between regions must not reopen it: when the schema trims the leftover text, the
   other fields' openers and its own closer take leading whitespace in (``\\s*<tool_call>``,
-  ``\\s*(?:<|im_end|>|$)``), as transformers' own Qwen fallback does (§4.1). If the regex matches
+  ``\\s*(?:<|im_end|>|$)``), as transformers' own Qwen fallback does (docs/response-template.md#fallback-templates). If the regex matches
   even empty text, the schema always has the key (``content: ""``), so it goes to ``defaults``.
 
 The subtree under each field is translated by ``values.Walker`` into the content parser and the
@@ -38,7 +38,7 @@ from .values import BODY, SUBSTITUTIONS, Each, NotEmittable, Ref, Region, Walker
 
 ROOT_REGEX = (
     "a regex on the whole message hands its properties a dict of groups instead of the text; "
-    "split it into one regex per property first (RESPONSE_TEMPLATE.md §3, the root x-regex row, is "
+    "split it into one regex per property first (docs/response-template.md#translating-a-schema, the root x-regex row, is "
     "semi-mechanical and not done here)"
 )
 

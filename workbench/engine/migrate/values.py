@@ -34,7 +34,7 @@ from .shape import NotShape, Shape, shape_of
 from . import regex_atoms as ra
 
 SUBSTITUTIONS = (
-    "rewrites the text before the regexes run; a template cannot rewrite text (RESPONSE_TEMPLATE.md §3: "
+    "rewrites the text before the regexes run; a template cannot rewrite text (docs/response-template.md#translating-a-schema: "
     "absorb the noise into a delimiter pattern, or use string_delims, case by case)"
 )
 GEMMA4_ARGS = {"unquoted_keys": True, "string_delims": [['<|"|>', '<|"|>']]}
@@ -322,7 +322,7 @@ class Walker:
         raise Cannot(
             f"{path}/type",
             f"type {node_type!r} checks or converts {what}; a template's transform does neither "
-            "(per-key types: only tools= casting at parse time, RESPONSE_TEMPLATE.md §1.7)",
+            "(per-key types: only tools= casting at parse time, docs/response-template.md#tool-argument-casting)",
         )
 
     def _text_type(self, schema: dict, node_type: Any, path: str) -> Any:

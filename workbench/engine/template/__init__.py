@@ -1,5 +1,5 @@
 """The ``response_template`` engine: what transformers 5.23.0 runs, value for value, event for
-event and error for error (``transformers.utils.chat_parsing``; RESPONSE_TEMPLATE.md §1).
+event and error for error (``transformers.utils.chat_parsing``; docs/response-template.md).
 
 - ``load.py``: checking and compiling a template (the runtime's load-time errors);
 - ``scan.py``: which delimiters are watched, which match wins, what is held back;

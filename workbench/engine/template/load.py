@@ -1,11 +1,12 @@
 """Loading a ``response_template`` dict: every check transformers 5.23.0 makes, in its order, with
-its exception types and messages (RESPONSE_TEMPLATE.md §1.2, §1.3, §1.9b), and the compiled form
+its exception types and messages (docs/response-template.md#structure-of-a-template,
+#fields, #load-errors), and the compiled form
 the scanner runs.
 
 Delimiters (``open``/``close``/``start_anchor`` literals, or their ``*_pattern`` regexes) all
 compile to a ``regex`` pattern with DOTALL. Literals are escaped, deduplicated (first seen kept)
 and tried longest first; a literal list where one literal is a strict prefix of another can still
-grow at the buffer edge, which the streaming hold-back rule needs to know (§1.8).
+grow at the buffer edge, which the streaming hold-back rule needs to know (docs/response-template.md#streaming).
 """
 
 from __future__ import annotations
@@ -217,7 +218,7 @@ def load_template(spec: Any) -> Template:
 
 def load_failure(spec: Any) -> str | None:
     """None when transformers loads ``spec``; else what it raises when it does, as one line: a
-    ValueError's message (the checks of §1.9b), or another exception's type and message (the
+    ValueError's message (the checks of docs/response-template.md#load-errors), or another exception's type and message (the
     runtime's own code running into a value it does not expect: ``"content": {...}`` is a
     ``TypeError: unhashable type: 'dict'``, a pattern that is not a string a TypeError, a
     transform nested past the recursion limit a RecursionError)."""

@@ -1,4 +1,5 @@
-"""The content parsers a field's ``content`` names, with their ``content_args`` (§1.5).
+"""The content parsers a field's ``content`` names, with their ``content_args``
+(docs/response-template.md#content-parsers).
 
 Each reads its arguments with ``args.get`` in the order transformers 5.23.0 does, so arguments of
 the wrong type fail exactly as there (``content_args`` that is not a dict: AttributeError; an

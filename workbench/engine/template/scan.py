@@ -1,5 +1,6 @@
 """Finding the next delimiter in the text: which delimiters are watched, which match wins, and
-how much text must be held back because a delimiter may still be arriving (§1.4, §1.8).
+how much text must be held back because a delimiter may still be arriving
+(docs/response-template.md#finding-regions, #streaming).
 
 Every watched delimiter is searched from the current position, with ``partial=True`` while more
 text may come. A match is *pending* if it is partial, or complete but able to change with more

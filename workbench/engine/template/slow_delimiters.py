@@ -1,6 +1,6 @@
 """Delimiter patterns that make transformers' parse quadratic.
 
-transformers searches every watched delimiter with ``partial=True`` (RESPONSE_TEMPLATE.md §1.4),
+transformers searches every watched delimiter with ``partial=True`` (docs/response-template.md#finding-regions),
 and the ``regex`` module's partial search of a pattern that *begins* with an unbounded repeat
 (``\\s*<tool_call>``, ``(?:(?<!\\s)\\s+)?</s>``, ``(?<=\\})\\s*,``) retries the repeat to the end
 of the text from every place it can start: one search over 225 KB of prose takes over a second,

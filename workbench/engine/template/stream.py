@@ -1,4 +1,5 @@
-"""``ResponseParser``: the streaming parser, with transformers 5.23.0's API and events (§1.4, §1.8).
+"""``ResponseParser``: the streaming parser, with transformers 5.23.0's API and events
+(docs/response-template.md#finding-regions, #streaming).
 
 The text is cut into disjoint regions, left to right. One region is current at a time: an
 explicit field (opened by its opener), the implicit field (the one without an opener, opened by

@@ -1,4 +1,5 @@
-"""``tools=``: casting string tool-call arguments to the types the tool declares (§1.7).
+"""``tools=``: casting string tool-call arguments to the types the tool declares
+(docs/response-template.md#tool-argument-casting).
 
 After any region closes, every ``{"function": {"name": str, "arguments": dict}}`` in its value
 (alone, or in a list, at any list depth) has its string arguments cast in place, trying the

@@ -1,5 +1,5 @@
 """The trace of a ``response_template`` parse: each region with its delimiters, body and values,
-and what the message does not show (RESPONSE_TEMPLATE.md §1.4; the objects are in trace_types.py).
+and what the message does not show (docs/response-template.md#finding-regions; the objects are in trace_types.py).
 
 ``trace_response`` runs the parser ``parse_response`` runs (``stream.ResponseParser``) with a
 ``Recorder`` attached, so the trace and the message cannot disagree: the parser tells it of every

@@ -25,7 +25,7 @@ NO_IMPLICIT = "no implicit field"  # outside explicit regions, with no implicit 
 EMPTY_CLOSER = "closer of an empty region"  # the implicit closer matched before any text: it closes nothing
 UNREAD = "not read"  # after an empty closer on an empty region, where the runtime stops reading
 
-# Which rule decided a tie between delimiters matching at the same place (§1.4 step 3).
+# Which rule decided a tie between delimiters matching at the same place (docs/response-template.md#finding-regions step 3).
 LONGER = "longer match"
 OPEN_FIRST = "opener before closer"
 NAME_ORDER = "smaller field name"
@@ -94,7 +94,7 @@ class TieBreak:
 
 @dataclass(slots=True)
 class Emptied:
-    """A key dropped from the message at the end because its value was empty (§1.4 step 7)."""
+    """A key dropped from the message at the end because its value was empty (docs/response-template.md#empty-values-are-dropped)."""
 
     field: Any
     value: Any

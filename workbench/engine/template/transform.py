@@ -1,4 +1,4 @@
-"""``transform`` and ``transform_each``: reshaping a region's parsed value (§1.6).
+"""``transform`` and ``transform_each``: reshaping a region's parsed value (docs/response-template.md#transform).
 
 A transform is any JSON value. Dicts and lists are walked (keys never substituted); a string that
 is wholly one ``{name}`` or ``{name.key.key}`` placeholder becomes the value it names, type kept;
