@@ -1,23 +1,30 @@
-"""The second oracle: transformers 5.23.0's `response_template` engine, in an environment of its own.
+"""The second oracle: transformers' `response_template` engine (5.23.0, 5.24.0, …), each release in an
+environment of its own.
 
 The test environment keeps transformers 5.14.1 (the last release with the legacy
 `response_schema` engine, tests/oracle.py); one environment cannot hold two transformers. So
-ensure_env() builds, once, a separate virtual environment holding only transformers 5.23.0 and
-what `import transformers.utils.chat_parsing` needs (pinned below, no torch), and TemplateOracle
-talks to tests/template_oracle_server.py running in it, one JSON line per request.
+ensure_env(version) builds, once per release, a separate virtual environment holding only that
+transformers and what `import transformers.utils.chat_parsing` needs (pinned in RELEASES below, no
+torch), and TemplateOracle talks to tests/template_oracle_server.py running in it, one JSON line per
+request.
 
-    oracle = TemplateOracle(ensure_env())
+    oracle = TemplateOracle(ensure_env("5.24.0"), version="5.24.0")
     oracle.parse("<think>x</think>hi", TEMPLATE)   # ("value", {...}) or ("error", "ValueError", "...")
     oracle.stream(["<think>x", "</think>hi"], TEMPLATE)
-    oracle.version()                                # "5.23.0"
+    oracle.version()                                # "5.24.0"
 
-In tests, use the session fixture `template_oracle` (tests/conftest.py). It fails the run when the
-environment cannot be built, unless WORKBENCH_ALLOW_NO_ORACLE=1, which makes it skip instead.
+In tests, use the session fixtures of tests/conftest.py: `template_oracle` (5.23.0, for what did not
+change between releases, such as chat-template rendering), and `release` / `release_oracle`, which
+run a differential test once per release in ORACLE_RELEASES with our engine called with the matching
+`runtime=`. They fail the run when an environment cannot be built, unless WORKBENCH_ALLOW_NO_ORACLE=1,
+which makes them skip instead.
 
-Where: WORKBENCH_ORACLE_DIR, default <repo>/.oracles/transformers-5.23.0/ (git-ignored). The
-environment is rebuilt when its stamp file is missing or records other pins or another base Python.
-The base Python is the one running this module (transformers 5.23.0 needs 3.11+), or
-WORKBENCH_ORACLE_PYTHON. `python tests/template_oracle.py` builds it and times a round trip.
+Where: <repo>/.oracles/transformers-<version>/ (git-ignored), or under WORKBENCH_ORACLES (a folder
+holding one transformers-<version>/ per release, e.g. a checkout's shared .oracles/).
+WORKBENCH_ORACLE_DIR, the older setting, still names 5.23.0's environment itself. An environment is
+rebuilt when its stamp file is missing or records other pins or another base Python. The base Python
+is the one running this module (transformers 5.23+ needs 3.11+), or WORKBENCH_ORACLE_PYTHON.
+`python tests/template_oracle.py [VERSION]` builds one and times a round trip.
 
 Values cross as JSON (see the server's docstring): NaN and +/-Infinity come back as the same
 floats; a result that JSON cannot carry faithfully (a tuple, a non-str key, another object) raises
@@ -39,14 +46,11 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-TRANSFORMERS_VERSION = "5.23.0"
-
-# Exactly what `import transformers.utils.chat_parsing` imports in 5.23.0 (transformers' import-time
-# version check adds safetensors), found by building the environment with --no-deps and reading each
-# ImportError; installed with --no-deps so the environment is the same on every machine. regex is
-# the engine's matcher (chat_parsing needs >=2025.10.22): its version is part of the oracle.
-REQUIREMENTS = (
-    f"transformers=={TRANSFORMERS_VERSION}",
+# What `import transformers.utils.chat_parsing` imports (transformers' import-time version check adds
+# safetensors), found by building the environment with --no-deps and reading each ImportError;
+# installed with --no-deps so the environment is the same on every machine. regex is the engine's
+# matcher (chat_parsing needs >=2025.10.22): its version is part of the oracle.
+_CHAT_PARSING_5_23 = (
     "regex==2026.11.15",
     "numpy==2.4.6",
     "huggingface_hub==2.4.0",
@@ -66,6 +70,44 @@ REQUIREMENTS = (
     "jinja2==3.1.6",
     "MarkupSafe==3.0.3",
 )
+
+# The pins of every supported release, one row each, oldest first; the last is the newest, whose
+# behaviour our engine gives with runtime=None. A release not in the table (python -m tests.new_release)
+# is tried with the newest row's pins.
+RELEASES: dict[str, tuple[str, ...]] = {
+    "5.23.0": ("transformers==5.23.0", *_CHAT_PARSING_5_23),
+    # Measured 2026-11-26 from transformers alone, one ImportError at a time: exactly 5.23.0's 14 import pins.
+    "5.24.0": ("transformers==5.24.0", *_CHAT_PARSING_5_23),
+}
+NEWEST = list(RELEASES)[-1]
+
+# The release `template_oracle` and an oracle built without a version are (the first template release).
+TRANSFORMERS_VERSION = "5.23.0"
+REQUIREMENTS = RELEASES[TRANSFORMERS_VERSION]
+
+
+def requirements(version: str) -> tuple[str, ...]:
+    """The pins for `version`: its row, else the newest row's with transformers=={version}."""
+    if version in RELEASES:
+        return RELEASES[version]
+    return (f"transformers=={version}", *(pin for pin in RELEASES[NEWEST] if not pin.startswith("transformers==")))
+
+
+def runtime_of(version: str) -> str:
+    """"5.24.0" -> "5.24", what our engine's `runtime=` takes."""
+    return ".".join(version.split(".")[:2])
+
+
+def full_version(release: str) -> str:
+    """"5.24" or "5.24.0" -> the supported release "5.24.0" (a minor of no row: "<minor>.0")."""
+    parts = release.strip().split(".")
+    if len(parts) < 2 or not all(part.isdigit() for part in parts) or len(parts) > 3:
+        raise ValueError(f"not a release: {release!r} (expected MAJOR.MINOR or MAJOR.MINOR.PATCH, e.g. 5.24.0)")
+    if len(parts) == 3:
+        return ".".join(parts)
+    matches = [version for version in RELEASES if runtime_of(version) == release.strip()]
+    return matches[-1] if matches else f"{release.strip()}.0"
+
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVER = Path(__file__).resolve().parent / "template_oracle_server.py"
@@ -97,11 +139,15 @@ class OracleUnencodable(OracleError):
 # The environment
 
 
-def env_dir() -> Path:
+def env_dir(version: str = TRANSFORMERS_VERSION) -> Path:
+    """Where `version`'s environment lives: WORKBENCH_ORACLE_DIR (5.23.0 only, the older setting), else
+    WORKBENCH_ORACLES/transformers-<version>, else <repo>/.oracles/transformers-<version>."""
     configured = os.environ.get("WORKBENCH_ORACLE_DIR")
-    if configured:
+    if configured and version == TRANSFORMERS_VERSION:
         return Path(configured).expanduser().resolve()
-    return ROOT / ".oracles" / f"transformers-{TRANSFORMERS_VERSION}"
+    parent = os.environ.get("WORKBENCH_ORACLES")
+    base = Path(parent).expanduser().resolve() if parent else ROOT / ".oracles"
+    return base / f"transformers-{version}"
 
 
 def _env_python(directory: Path) -> Path:
@@ -114,7 +160,8 @@ def _base_python() -> str:
     return os.environ.get("WORKBENCH_ORACLE_PYTHON") or sys.executable
 
 
-def _wanted_stamp(base_python: str) -> dict[str, Any]:
+def _wanted_stamp(base_python: str, version: str = TRANSFORMERS_VERSION) -> dict[str, Any]:
+    release = version
     if base_python == sys.executable:
         version, base_prefix = sys.version.split()[0], sys.base_prefix
     else:
@@ -132,13 +179,13 @@ def _wanted_stamp(base_python: str) -> dict[str, Any]:
         version, base_prefix = probe.stdout.split("\n")[:2]
     if tuple(int(part) for part in version.split(".")[:2]) < (3, 11):
         raise OracleUnavailable(
-            f"transformers {TRANSFORMERS_VERSION} needs Python 3.11+, and {base_python} is {version}: "
+            f"transformers {release} needs Python 3.11+, and {base_python} is {version}: "
             "set WORKBENCH_ORACLE_PYTHON to a Python 3.11+ interpreter"
         )
     return {
         "format": 1,
-        "transformers": TRANSFORMERS_VERSION,
-        "requirements": list(REQUIREMENTS),
+        "transformers": release,
+        "requirements": list(requirements(release)),
         "python": version,
         "base_prefix": base_prefix,
     }
@@ -208,15 +255,17 @@ else:
         fcntl.flock(fd, fcntl.LOCK_UN)
 
 
-def ensure_env(directory: Path | None = None, *, log=None) -> Path:
-    """The Python of the oracle environment, built first if it is missing, stale or unfinished.
+def ensure_env(version: str = TRANSFORMERS_VERSION, directory: Path | None = None, *, log=None) -> Path:
+    """The Python of `version`'s oracle environment, built first if it is missing, stale or unfinished.
 
     Raises OracleUnavailable (with the end of pip's output) when it cannot be built.
     """
-    directory = Path(directory) if directory is not None else env_dir()
+    if isinstance(version, Path):  # the older call ensure_env(directory)
+        version, directory = TRANSFORMERS_VERSION, version
+    directory = Path(directory) if directory is not None else env_dir(version)
     log = log or (lambda message: print(message, file=sys.stderr, flush=True))
     base_python = _base_python()
-    wanted = _wanted_stamp(base_python)
+    wanted = _wanted_stamp(base_python, version)
     python = _env_python(directory)
     if _is_built(directory, wanted):
         return python
@@ -234,12 +283,14 @@ def _build(directory: Path, base_python: str, stamp: dict[str, Any], log) -> Non
             raise OracleUnavailable(f"{directory} is not empty and is not a virtual environment: not touching it")
         shutil.rmtree(directory)
     started = time.monotonic()
-    log(f"building the transformers {TRANSFORMERS_VERSION} oracle environment in {directory} (once)")
+    release = stamp.get("transformers", TRANSFORMERS_VERSION)
+    log(f"building the transformers {release} oracle environment in {directory} (once)")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
     python = _env_python(directory)
     steps = [
         [base_python, "-m", "venv", str(directory)],
-        [str(python), "-m", "pip", "install", "--no-deps", "--no-input", "--disable-pip-version-check", *REQUIREMENTS],
+        [str(python), "-m", "pip", "install", "--no-deps", "--no-input", "--disable-pip-version-check",
+         *stamp.get("requirements", REQUIREMENTS)],
         [
             str(python),
             "-I",
@@ -262,7 +313,7 @@ def _build(directory: Path, base_python: str, stamp: dict[str, Any], log) -> Non
                 f"exited {run.returncode}\n{tail}"
             )
     found = run.stdout.strip().splitlines()[-1] if run.stdout.strip() else ""
-    if found != TRANSFORMERS_VERSION:
+    if found != release:
         _write_build_log(directory, log_lines)
         raise OracleUnavailable(f"the oracle environment in {directory} has transformers {found!r}")
     _write_build_log(directory, log_lines)
@@ -309,8 +360,16 @@ def _error(error: dict[str, Any]) -> tuple[str, str, str]:
 class TemplateOracle:
     """A long-lived server in the oracle environment. Not thread-safe across calls; one per session."""
 
-    def __init__(self, python: Path | str | None = None, *, timeout: float = 30.0, start_timeout: float = 120.0):
-        self.python = str(python if python is not None else ensure_env())
+    def __init__(
+        self,
+        python: Path | str | None = None,
+        *,
+        version: str = TRANSFORMERS_VERSION,
+        timeout: float = 30.0,
+        start_timeout: float = 120.0,
+    ):
+        self.release = version  # the transformers release the server must report
+        self.python = str(python if python is not None else ensure_env(version))
         self.timeout = timeout
         self.start_timeout = start_timeout
         self._process: subprocess.Popen[bytes] | None = None
@@ -337,9 +396,9 @@ class TemplateOracle:
         threading.Thread(target=self._pump_stdout, args=(self._process, self._lines), daemon=True).start()
         threading.Thread(target=self._pump_stderr, args=(self._process,), daemon=True).start()
         ready = self._receive(self.start_timeout, "start")
-        if not ready.get("ready") or ready.get("transformers") != TRANSFORMERS_VERSION:
+        if not ready.get("ready") or ready.get("transformers") != self.release:
             self.close()
-            raise OracleError(f"the oracle server started with {ready!r}, expected transformers {TRANSFORMERS_VERSION}")
+            raise OracleError(f"the oracle server started with {ready!r}, expected transformers {self.release}")
 
     @staticmethod
     def _pump_stdout(process: subprocess.Popen[bytes], lines: queue.Queue[bytes | None]) -> None:
@@ -500,21 +559,26 @@ class TemplateOracle:
 # For the pytest fixture (tests/conftest.py)
 
 
-def session_oracle() -> Iterator[TemplateOracle]:
-    """The body of the session fixture `template_oracle`: build, start, yield, stop."""
+def session_python(version: str = TRANSFORMERS_VERSION) -> Path:
+    """ensure_env(version) for a fixture: a failed build fails the test, or skips it when
+    WORKBENCH_ALLOW_NO_ORACLE=1."""
     import pytest
 
     try:
-        python = ensure_env()
+        return ensure_env(version)
     except OracleUnavailable as exc:
         if os.environ.get("WORKBENCH_ALLOW_NO_ORACLE") == "1":
-            pytest.skip(f"transformers {TRANSFORMERS_VERSION} oracle unavailable (WORKBENCH_ALLOW_NO_ORACLE=1): {exc}")
+            pytest.skip(f"transformers {version} oracle unavailable (WORKBENCH_ALLOW_NO_ORACLE=1): {exc}")
         pytest.fail(
-            f"the transformers {TRANSFORMERS_VERSION} oracle environment could not be built: {exc}\n"
+            f"the transformers {version} oracle environment could not be built: {exc}\n"
             "(set WORKBENCH_ALLOW_NO_ORACLE=1 to skip the tests that need it instead)",
             pytrace=False,
         )
-    oracle = TemplateOracle(python)
+
+
+def session_oracle(version: str = TRANSFORMERS_VERSION) -> Iterator[TemplateOracle]:
+    """The body of the session fixtures `template_oracle` and `release_oracle`: build, start, yield, stop."""
+    oracle = TemplateOracle(session_python(version), version=version)
     oracle.start()
     try:
         yield oracle
@@ -522,12 +586,13 @@ def session_oracle() -> Iterator[TemplateOracle]:
         oracle.close()
 
 
-def _main() -> None:
+def _main(argv: list[str]) -> None:
+    version = full_version(argv[0]) if argv else TRANSFORMERS_VERSION
     started = time.monotonic()
-    python = ensure_env()
+    python = ensure_env(version)
     print(f"environment: {python.parent.parent} ({time.monotonic() - started:.1f} s)")
     started = time.monotonic()
-    with TemplateOracle(python) as oracle:
+    with TemplateOracle(python, version=version) as oracle:
         print(f"server start: {time.monotonic() - started:.2f} s; {oracle.info()}")
         template = {"fields": {"content": {"close": "<|im_end|>"}}, "start_anchor": "<|im_start|>assistant\n"}
         for label, call in (
@@ -542,4 +607,4 @@ def _main() -> None:
 
 
 if __name__ == "__main__":
-    _main()
+    _main(sys.argv[1:])

@@ -1,8 +1,8 @@
 """The second oracle's server: transformers' `response_template` engine, answering JSON lines.
 
-Run by tests/template_oracle.py with the python of the environment that ensure_env() builds
-(transformers 5.23.0, no torch); it uses only the standard library and transformers, never
-workbench. One request per line on stdin, one answer per line on stdout, in order:
+Run by tests/template_oracle.py with the python of the environment that ensure_env(version) builds
+(one per transformers release, 5.23.0 and later, no torch); it uses only the standard library and
+transformers, never workbench, and the same code serves every release (the ready line names it). One request per line on stdin, one answer per line on stdout, in order:
 
     {"id": 1, "op": "version"}
     {"id": 2, "op": "parse", "text": "...", "template": {...}, "prefix": "", "tools": null}
