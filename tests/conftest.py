@@ -26,7 +26,49 @@ def workdir(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def template_oracle():
-    """transformers 5.23.0's response_template engine, in its own environment (tests/template_oracle.py)."""
+    """transformers 5.23.0's response_template engine, in its own environment (tests/template_oracle.py).
+    For what did not change between releases (chat-template rendering); a test comparing our
+    response_template engine with transformers takes `release` and `release_oracle` instead."""
     from template_oracle import session_oracle
 
     yield from session_oracle()
+
+
+def _releases():
+    from template_oracle import oracle_releases
+
+    return oracle_releases()
+
+
+@pytest.fixture(scope="session", params=_releases(), ids=str)
+def release(request):
+    """The release a differential test runs against, once each (tests/template_oracle.py's
+    oracle_releases(): 5.23.0 and 5.24.0, or WORKBENCH_NEW_RELEASE alone). `release.version` is the
+    oracle's transformers ("5.24.0"), `release.runtime` what our engine is called with ("5.24", or
+    None for the engine's newest when the release is new)."""
+    return request.param
+
+
+_RELEASE_ORACLES: dict = {}
+
+
+@pytest.fixture(scope="session")
+def release_oracle(release):
+    """The oracle of `release`: transformers `release.version` in its own environment. One server per
+    release for the session (tests run grouped by release, so each starts once)."""
+    from template_oracle import TemplateOracle, session_python
+
+    oracle = _RELEASE_ORACLES.get(release.version)
+    if oracle is None:
+        oracle = _RELEASE_ORACLES[release.version] = TemplateOracle(
+            session_python(release.version), version=release.version
+        )
+    oracle.start()
+    return oracle
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _close_release_oracles():
+    yield
+    while _RELEASE_ORACLES:
+        _RELEASE_ORACLES.popitem()[1].close()

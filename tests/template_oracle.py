@@ -109,6 +109,39 @@ def full_version(release: str) -> str:
     return matches[-1] if matches else f"{release.strip()}.0"
 
 
+class Release:
+    """One release a differential test runs against: the oracle's transformers `version` ("5.24.0"), and
+    the `runtime` our engine is called with ("5.24"; None, the engine's newest, for a release the engine
+    does not know yet, WORKBENCH_NEW_RELEASE). Its str is the test id."""
+
+    def __init__(self, version: str, runtime: str | None) -> None:
+        self.version, self.runtime = version, runtime
+
+    def __repr__(self) -> str:
+        return self.runtime if self.runtime is not None else f"{self.version}-new"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Release) and (self.version, self.runtime) == (other.version, other.runtime)
+
+    def __hash__(self) -> int:
+        return hash((self.version, self.runtime))
+
+
+NEW_RELEASE_VARIABLE = "WORKBENCH_NEW_RELEASE"
+
+
+def oracle_releases() -> list[Release]:
+    """What the template differential suites run against: every row of RELEASES, each with its own
+    runtime=; or, when WORKBENCH_NEW_RELEASE names a release (python -m tests.new_release), that one
+    alone against our engine's newest behaviour (runtime=None)."""
+    new = os.environ.get(NEW_RELEASE_VARIABLE, "").strip()
+    if new:
+        return [Release(full_version(new), None)]
+    return [Release(version, runtime_of(version)) for version in RELEASES]
+
+
 ROOT = Path(__file__).resolve().parent.parent
 SERVER = Path(__file__).resolve().parent / "template_oracle_server.py"
 STAMP_NAME = "oracle-stamp.json"

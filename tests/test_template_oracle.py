@@ -1,5 +1,6 @@
-"""The second oracle itself (tests/template_oracle.py): transformers 5.23.0's response_template engine,
-run in its own environment, reproduces docs/response-template.md#a-worked-example and #load-errors."""
+"""The second oracle itself (tests/template_oracle.py): transformers' response_template engine, each
+release (5.23.0, 5.24.0) run in its own environment, reproduces docs/response-template.md#a-worked-example
+and #load-errors."""
 
 from __future__ import annotations
 
@@ -12,13 +13,20 @@ from pathlib import Path
 import pytest
 import template_oracle_server
 from template_oracle import (
+    NEWEST,
+    RELEASES,
     TRANSFORMERS_VERSION,
     OracleTimeout,
     OracleUnavailable,
+    Release,
     TemplateOracle,
     _build,
     _is_built,
     env_dir,
+    full_version,
+    oracle_releases,
+    requirements,
+    runtime_of,
     session_oracle,
 )
 
@@ -101,22 +109,26 @@ TRANSCRIPT_MESSAGE = (
 )
 
 
-def test_reports_its_version(template_oracle):
-    assert template_oracle.version() == TRANSFORMERS_VERSION == "5.23.0"
-    info = template_oracle.info()
+def test_reports_its_version(release, release_oracle):
+    assert release_oracle.version() == release.version
+    info = release_oracle.info()
     assert info["regex"] >= "2025.10.22"  # chat_parsing's own floor
-    assert Path(info["executable"]).parent.parent == env_dir()  # the environment ensure_env() built
+    assert Path(info["executable"]).parent.parent == env_dir(release.version)  # the environment ensure_env() built
+
+
+def test_template_oracle_is_the_first_template_release(template_oracle):
+    assert template_oracle.version() == TRANSFORMERS_VERSION == list(RELEASES)[0] == "5.23.0"
 
 
 @pytest.mark.parametrize(("text", "expected"), SMOL_OUTPUTS, ids=["plain", "thinking", "tools", "empty", "unclosed"])
-def test_smol_examples(template_oracle, text, expected):
-    outcome = template_oracle.parse(text, SMOL)
+def test_smol_examples(release_oracle, text, expected):
+    outcome = release_oracle.parse(text, SMOL)
     assert outcome[0] == "value", outcome
     assert json.dumps(outcome[1]) == expected
 
 
-def test_streaming_transcript_event_for_event(template_oracle):
-    run = template_oracle.stream([chunk for chunk, _ in TRANSCRIPT], SMOL, prefix=PROMPT, after=["x"])
+def test_streaming_transcript_event_for_event(release_oracle):
+    run = release_oracle.stream([chunk for chunk, _ in TRANSCRIPT], SMOL, prefix=PROMPT, after=["x"])
     assert json.dumps(run["initial_events"]) == TRANSCRIPT_INITIAL
     assert [json.dumps(events) for events in run["events"]] == [expected for _, expected in TRANSCRIPT]
     assert json.dumps(run["message"]) == TRANSCRIPT_MESSAGE
@@ -131,15 +143,15 @@ def test_streaming_transcript_event_for_event(template_oracle):
     }
 
 
-def test_streaming_equals_one_shot(template_oracle):
+def test_streaming_equals_one_shot(release_oracle):
     text = "".join(chunk for chunk, _ in TRANSCRIPT)
-    run = template_oracle.stream([text], SMOL, prefix=PROMPT)
+    run = release_oracle.stream([text], SMOL, prefix=PROMPT)
     assert run["error"] is None
-    assert template_oracle.parse(text, SMOL, prefix=PROMPT) == ("value", run["message"])
+    assert release_oracle.parse(text, SMOL, prefix=PROMPT) == ("value", run["message"])
 
 
-def test_finalize_twice(template_oracle):
-    run = template_oracle.stream(["hi"], SMOL, after=[None])
+def test_finalize_twice(release_oracle):
+    run = release_oracle.stream(["hi"], SMOL, after=[None])
     assert run["message"] == {"role": "assistant", "content": "hi"}
     assert run["error"] == {
         "type": "RuntimeError",
@@ -162,17 +174,17 @@ def test_finalize_twice(template_oracle):
     ],
     ids=["version", "not-a-dict", "unknown-key", "unknown-field-key"],
 )
-def test_load_errors(template_oracle, template, error):
+def test_load_errors(release_oracle, template, error):
     """docs/response-template.md#load-errors: every load error is a ValueError, raised when the parser is built."""
-    assert template_oracle.parse("hi", template) == ("error", *error)
-    run = template_oracle.stream(["hi"], template)
+    assert release_oracle.parse("hi", template) == ("error", *error)
+    run = release_oracle.stream(["hi"], template)
     assert run["error"] == {"type": error[0], "message": error[1], "step": "construct", "index": None}
     assert run["initial_events"] is None and run["events"] == [] and run["message"] is None
 
 
-def test_errors_name_their_step(template_oracle):
+def test_errors_name_their_step(release_oracle):
     required = {**SMOL, "fields": {**SMOL["fields"], "answer": {"open": "<a>", "close": "</a>", "optional": False}}}
-    run = template_oracle.stream(["hi"], required)
+    run = release_oracle.stream(["hi"], required)
     assert run["events"] == [
         [
             {"type": "region_open", "field": "content"},
@@ -186,23 +198,23 @@ def test_errors_name_their_step(template_oracle):
         "index": None,
     }
     # A content-parser error comes from the feed() that closes the region (docs/response-template.md#streaming).
-    run = template_oracle.stream(["<tool_call>{bad", "}</tool_call>"], SMOL)
+    run = release_oracle.stream(["<tool_call>{bad", "}</tool_call>"], SMOL)
     assert run["error"]["type"] == "ValueError"
     assert run["error"]["message"].startswith("json parser could not parse region as JSON.")
     assert (run["error"]["step"], run["error"]["index"], len(run["events"])) == ("feed", 1, 1)
     # prefix=None is passed on: transformers refuses it (docs/response-template.md#finding-regions, #load-errors).
-    kind, name, message = template_oracle.parse("hi", SMOL, prefix=None)
+    kind, name, message = release_oracle.parse("hi", SMOL, prefix=None)
     assert (kind, name) == ("error", "ValueError") and 'pass `prefix=""` to opt out' in message
     # A KeyError's message is str(exc), as a traceback prints it.
     broken = {**SMOL, "fields": {"x": {"open": "<x>", "close": "</x>", "transform": "{nope}"}}}
-    assert template_oracle.parse("<x>1</x>", broken) == (
+    assert release_oracle.parse("<x>1</x>", broken) == (
         "error",
         "KeyError",
         "\"transform placeholder '{nope}' is not defined. Available: ['content']\"",
     )
 
 
-def test_tools_cast_arguments(template_oracle):
+def test_tools_cast_arguments(release_oracle):
     tools = [
         {
             "type": "function",
@@ -216,13 +228,13 @@ def test_tools_cast_arguments(template_oracle):
         }
     ]
     text = '<tool_call>{"name": "f", "arguments": {"n": "007", "x": "2.5", "b": "true", "s": "7"}}</tool_call>'
-    outcome = template_oracle.parse(text, SMOL, tools=tools)
+    outcome = release_oracle.parse(text, SMOL, tools=tools)
     arguments = outcome[1]["tool_calls"][0]["function"]["arguments"]
     assert arguments == {"n": 7, "x": 2.5, "b": True, "s": "7"}
     assert type(arguments["n"]) is int and type(arguments["x"]) is float
 
 
-def test_values_cross_faithfully(template_oracle):
+def test_values_cross_faithfully(release_oracle):
     floats = {
         "version": 1,
         "start_anchor": "S",
@@ -232,7 +244,7 @@ def test_values_cross_faithfully(template_oracle):
             "content": {"content": "text"},
         },
     }
-    kind, value = template_oracle.parse("<j>[NaN, Infinity, -Infinity, 1, 1.0, -0.0]</j><f>inf</f><f>-0</f>", floats)
+    kind, value = release_oracle.parse("<j>[NaN, Infinity, -Infinity, 1, 1.0, -0.0]</j><f>inf</f><f>-0</f>", floats)
     assert kind == "value"
     nan, inf, ninf, one, one_f, zero = value["j"]
     assert math.isnan(nan) and inf == math.inf and ninf == -math.inf
@@ -241,16 +253,16 @@ def test_values_cross_faithfully(template_oracle):
     assert value["f"] == [math.inf, -0.0] and math.copysign(1, value["f"][1]) == -1
     # lone surrogates and other non-ASCII text come back as they went
     text = "caf\u00e9 \ud83d \U0001f600"
-    assert template_oracle.parse(text, floats) == ("value", {"content": text})
+    assert release_oracle.parse(text, floats) == ("value", {"content": text})
 
 
-def test_inputs_json_cannot_carry_are_refused(template_oracle):
+def test_inputs_json_cannot_carry_are_refused(release_oracle):
     with pytest.raises(TypeError, match="tuple"):
-        template_oracle.parse("hi", {**SMOL, "start_anchor": ("a", "b")})
+        release_oracle.parse("hi", {**SMOL, "start_anchor": ("a", "b")})
     with pytest.raises(TypeError, match="dict key 1"):
-        template_oracle.parse("hi", {**SMOL, "fields": {1: {}}})
+        release_oracle.parse("hi", {**SMOL, "fields": {1: {}}})
     with pytest.raises(TypeError):
-        template_oracle.stream([b"hi"], SMOL)
+        release_oracle.stream([b"hi"], SMOL)
 
 
 def test_server_flags_results_json_cannot_carry():
@@ -271,9 +283,9 @@ def test_server_flags_results_json_cannot_carry():
             check(value)
 
 
-def test_timeout_stops_the_server_and_the_next_call_restarts_it(template_oracle):
+def test_timeout_stops_the_server_and_the_next_call_restarts_it(release_oracle):
     catastrophic = {"start_anchor": "S", "fields": {"x": {"open_pattern": "(a|aa)+$", "transform": "{content}"}}}
-    with TemplateOracle(template_oracle.python, timeout=1.0) as oracle:
+    with TemplateOracle(release_oracle.python, version=release_oracle.release, timeout=1.0) as oracle:
         with pytest.raises(OracleTimeout, match="no answer to parse within 1 s"):
             oracle.parse("a" * 60 + "b", catastrophic)
         assert oracle.parse("hi", SMOL) == ("value", {"role": "assistant", "content": "hi"})
@@ -307,3 +319,39 @@ def test_unbuildable_environment_fails_unless_allowed(monkeypatch, tmp_path):
     monkeypatch.setenv("WORKBENCH_ALLOW_NO_ORACLE", "1")
     with pytest.raises(pytest.skip.Exception, match="WORKBENCH_ALLOW_NO_ORACLE=1"):
         next(session_oracle())
+
+
+def test_pins_per_release_and_a_release_without_a_row():
+    assert list(RELEASES) == ["5.23.0", "5.24.0"] and NEWEST == "5.24.0"
+    for version, pins in RELEASES.items():
+        assert pins[0] == f"transformers=={version}" and requirements(version) == pins
+        assert len({pin.split("==")[0].lower() for pin in pins}) == len(pins)  # one pin a package
+    assert requirements("5.25.0") == ("transformers==5.25.0", *RELEASES[NEWEST][1:])
+
+
+def test_release_names():
+    assert [full_version(name) for name in ("5.24", "5.24.0", " 5.23 ", "5.25", "6.0.1")] == [
+        "5.24.0", "5.24.0", "5.23.0", "5.25.0", "6.0.1"]
+    assert [runtime_of(version) for version in RELEASES] == ["5.23", "5.24"]
+    for bad in ("", "5", "five.two", "5.24.0.1", "v5.24", "5.24.x"):
+        with pytest.raises(ValueError, match="not a release"):
+            full_version(bad)
+
+
+def test_where_each_release_lives(monkeypatch, tmp_path):
+    root = Path(__file__).resolve().parent.parent / ".oracles"
+    for name in ("WORKBENCH_ORACLE_DIR", "WORKBENCH_ORACLES"):
+        monkeypatch.delenv(name, raising=False)
+    assert env_dir("5.24.0") == root / "transformers-5.24.0" and env_dir() == root / "transformers-5.23.0"
+    monkeypatch.setenv("WORKBENCH_ORACLES", str(tmp_path))
+    assert env_dir("5.23.0") == tmp_path / "transformers-5.23.0" and env_dir("5.25.0") == tmp_path / "transformers-5.25.0"
+    monkeypatch.setenv("WORKBENCH_ORACLE_DIR", str(tmp_path / "old"))  # the older setting: 5.23.0 only
+    assert env_dir("5.23.0") == tmp_path / "old" and env_dir("5.24.0") == tmp_path / "transformers-5.24.0"
+
+
+def test_which_releases_the_differential_suites_run(monkeypatch):
+    monkeypatch.delenv("WORKBENCH_NEW_RELEASE", raising=False)
+    assert oracle_releases() == [Release("5.23.0", "5.23"), Release("5.24.0", "5.24")]
+    assert [str(release) for release in oracle_releases()] == ["5.23", "5.24"]
+    monkeypatch.setenv("WORKBENCH_NEW_RELEASE", "5.25")
+    assert oracle_releases() == [Release("5.25.0", None)] and str(oracle_releases()[0]) == "5.25.0-new"
