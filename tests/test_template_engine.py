@@ -935,9 +935,24 @@ CASES: dict[str, tuple] = {
     ),
 }
 
+# Cases whose expected outcome above is 5.23.0's and differs in 5.24.0 (docs: RESPONSE_TEMPLATE.md
+# §1.10b; measured against both oracles, 2026-11-26): they run with runtime="5.23"; the others with the
+# engine's newest release. 5.24.0's outcomes for them are still to be written down as cases of their own.
+CASES_5_23_ONLY = frozenset({
+    "load-unknown-content",  # the load error's list of parsers gains 'python-call-list'
+    "load-field-checked-before-anchor",  # likewise
+    "close-groups-not-in-scope",  # close_pattern's named groups join the transform scope: a value, no KeyError
+    "json-unquoted-keys-no-space",  # `{a: 1, b: 2}`: both keys quoted, a value instead of the error
+})
 
-def run(template, text, prefix, tools):
-    return parse_response(text, template, prefix=prefix, tools=tools)
+
+def runtime_of_case(case: str) -> str | None:
+    """The `runtime=` a hand-written case is run with: "5.23" for CASES_5_23_ONLY, else None (the newest)."""
+    return "5.23" if case in CASES_5_23_ONLY else None
+
+
+def run(template, text, prefix, tools, runtime=None):
+    return parse_response(text, template, prefix=prefix, tools=tools, runtime=runtime)
 
 
 def check(result_or_exc, expected) -> None:
@@ -961,7 +976,7 @@ def outcome(call):
 @pytest.mark.parametrize("case", list(CASES))
 def test_case_one_shot(case):
     template, text, prefix, tools, expected = CASES[case]
-    check(outcome(lambda: run(template, text, prefix, tools)), expected)
+    check(outcome(lambda: run(template, text, prefix, tools, runtime_of_case(case))), expected)
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -969,7 +984,7 @@ def test_case_streamed_one_character_at_a_time(case):
     template, text, prefix, tools, expected = CASES[case]
 
     def stream():
-        parser = ResponseParser(template, prefix=prefix, tools=tools)
+        parser = ResponseParser(template, prefix=prefix, tools=tools, runtime=runtime_of_case(case))
         for char in text:
             parser.feed(char)
         return parser.finalize()[0]
