@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 from fallback_templates import QWEN3, QWEN3_5
 from hypothesis import given, settings
-from test_template_engine import CASES, SLOW, Raises, one, tpl
+from test_template_engine import CASES, SLOW, Raises, one, runtime_of_case, tpl
 from test_template_generated import EXAMPLES, SETTINGS, as_json, scenarios
 
 from workbench.engine import MISSING
@@ -47,9 +47,9 @@ def outcome(text, template, prefix, tools, **options):
         return {"error": [type(exc).__name__, str(exc)]}
 
 
-def evented_regions(text, template, prefix, tools) -> list:
+def evented_regions(text, template, prefix, tools, runtime=None) -> list:
     """[field, body text, value] per region, from the events of a parser without a recorder."""
-    parser = ResponseParser(template, prefix=prefix, tools=tools)
+    parser = ResponseParser(template, prefix=prefix, tools=tools, runtime=runtime)
     events = parser.initial_events + parser.feed(text)
     events += parser.finalize()[1]
     regions: list = []
@@ -91,7 +91,7 @@ def check(trace, text, template, prefix, tools=None, **options) -> None:
     if trace.ok:
         # What the events say of each region is what the trace says.
         assert as_json([[r.field, trace.text_of(r.body), r.value] for r in trace.regions]) == as_json(
-            evented_regions(text, template, prefix, tools)
+            evented_regions(text, template, prefix, tools, options.get("runtime"))
         )
         # Every character is in one region or one dropped span.
         spans = sorted([r.span for r in trace.regions] + [d.span for d in trace.dropped])
@@ -126,11 +126,11 @@ def traced(text, template, prefix="", tools=None, **options):
 # ---- hand-written: each thing the trace records --------------------------------------------------
 
 
-def test_spans_of_opener_body_and_closer_with_a_body_from_the_prompt_into_the_output(template_oracle):
+def test_spans_of_opener_body_and_closer_with_a_body_from_the_prompt_into_the_output(release, release_oracle):
     prompt = CHATML + "<think>\n"
     output = "Sunny?\n</think>\n\nIt is sunny.<|im_end|>"
-    trace = traced(output, QWEN3, prompt)
-    assert template_oracle.parse(output, QWEN3, prompt) == ("value", trace.message)
+    trace = traced(output, QWEN3, prompt, runtime=release.runtime)
+    assert release_oracle.parse(output, QWEN3, prompt) == ("value", trace.message)
     assert trace.text == "<think>\n" + output and trace.output_start == 8
     assert trace.prefix_tail_start == len(CHATML) and trace.anchor_found
     think, answer = trace.regions
@@ -146,10 +146,10 @@ def test_spans_of_opener_body_and_closer_with_a_body_from_the_prompt_into_the_ou
     assert answer.parsed == "It is sunny." and not answer.left_open
 
 
-def test_captures_and_the_three_stages_of_a_value(template_oracle):
+def test_captures_and_the_three_stages_of_a_value(release, release_oracle):
     output = "<tool_call>\n<function=get_weather>\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>"
-    trace = traced(output, QWEN3_5, tools=TOOLS)
-    assert template_oracle.parse(output, QWEN3_5, "", TOOLS) == ("value", trace.message)
+    trace = traced(output, QWEN3_5, tools=TOOLS, runtime=release.runtime)
+    assert release_oracle.parse(output, QWEN3_5, "", TOOLS) == ("value", trace.message)
     (call,) = trace.regions
     assert call.captures == {"name": "get_weather"}
     (name,) = call.open.groups
@@ -163,21 +163,21 @@ def test_captures_and_the_three_stages_of_a_value(template_oracle):
     assert shown["parsed"] == call.parsed and shown["transformed"] == call.transformed and shown["cast"] == call.cast
 
 
-def test_text_outside_explicit_regions_is_dropped_without_an_implicit_field(template_oracle):
+def test_text_outside_explicit_regions_is_dropped_without_an_implicit_field(release, release_oracle):
     template = one()
     output = "hello <x>kept</x> bye"
-    trace = traced(output, template)
-    assert template_oracle.parse(output, template, "") == ("value", {"x": "kept"})
+    trace = traced(output, template, runtime=release.runtime)
+    assert release_oracle.parse(output, template, "") == ("value", {"x": "kept"})
     assert [(trace.text_of(d.span), d.reason) for d in trace.dropped] == [("hello ", NO_IMPLICIT), (" bye", NO_IMPLICIT)]
     # Streaming's hold-back cuts " bye" where "<" might start an opener; the trace keeps one span.
-    trace = traced("a<b", template)
+    trace = traced("a<b", template, runtime=release.runtime)
     assert [(trace.text_of(d.span), d.reason) for d in trace.dropped] == [("a<b", NO_IMPLICIT)]
 
 
-def test_an_implicit_segment_overwritten_by_a_later_one_and_the_empty_value_dropped(template_oracle):
+def test_an_implicit_segment_overwritten_by_a_later_one_and_the_empty_value_dropped(release, release_oracle):
     output = 'Answer<tool_call>\n{"name": "a", "arguments": {}}\n</tool_call>\n'
-    trace = traced(output, QWEN3)
-    assert template_oracle.parse(output, QWEN3, "") == ("value", trace.message)
+    trace = traced(output, QWEN3, runtime=release.runtime)
+    assert release_oracle.parse(output, QWEN3, "") == ("value", trace.message)
     assert "content" not in trace.message
     answer, call, tail = trace.regions
     assert answer.field == tail.field == "content" and call.field == "tool_calls"
@@ -195,15 +195,15 @@ def test_a_repeated_field_overwrites_nothing_and_defaults_are_never_emptied():
     assert trace.message == {"y": "", "x": ["a", "b"]} and trace.emptied == []
 
 
-def test_a_region_the_text_ends_inside_is_left_open_only_if_its_field_has_a_closer(template_oracle):
-    trace = traced("<think>unfinished", QWEN3)
+def test_a_region_the_text_ends_inside_is_left_open_only_if_its_field_has_a_closer(release, release_oracle):
+    trace = traced("<think>unfinished", QWEN3, runtime=release.runtime)
     (think,) = trace.regions
     assert think.ended == AT_END and think.left_open and think.close is None
     assert trace.to_dict()["regions"][0]["left_open"] is True
     template = tpl({"x": {"open": "<x>"}})  # no closer: it runs to the end by design
-    trace = traced("<x>all of it", template)
+    trace = traced("<x>all of it", template, runtime=release.runtime)
     assert trace.regions[0].ended == AT_END and not trace.regions[0].left_open
-    assert template_oracle.parse("<x>all of it", template, "") == ("value", trace.message)
+    assert release_oracle.parse("<x>all of it", template, "") == ("value", trace.message)
 
 
 @pytest.mark.parametrize(
@@ -215,31 +215,31 @@ def test_a_region_the_text_ends_inside_is_left_open_only_if_its_field_has_a_clos
     ],
     ids=["longer match", "opener before closer", "field name order"],
 )
-def test_the_tie_break_between_delimiters_at_one_place(template_oracle, fields, text, winner, rule):
+def test_the_tie_break_between_delimiters_at_one_place(release, release_oracle, fields, text, winner, rule):
     template = tpl(fields)
-    trace = traced(text, template)
-    assert template_oracle.parse(text, template, "") == ("value", trace.message)
+    trace = traced(text, template, runtime=release.runtime)
+    assert release_oracle.parse(text, template, "") == ("value", trace.message)
     (tie,) = trace.ties
     assert tie.rule == rule and tie.candidates[0].field == winner
     assert [c.lost_by for c in tie.candidates] == [None, rule]
     assert trace.to_dict()["ties"][0]["rule"] == rule
 
 
-def test_a_closer_on_an_empty_region_and_text_the_runtime_never_reads(template_oracle):
+def test_a_closer_on_an_empty_region_and_text_the_runtime_never_reads(release, release_oracle):
     output = "<think>x</think><|im_end|>"
-    trace = traced(output, QWEN3)
-    assert template_oracle.parse(output, QWEN3, "") == ("value", trace.message)
+    trace = traced(output, QWEN3, runtime=release.runtime)
+    assert release_oracle.parse(output, QWEN3, "") == ("value", trace.message)
     assert [(trace.text_of(d.span), d.reason) for d in trace.dropped] == [("<|im_end|>", EMPTY_CLOSER)]
     template = tpl({"c": {"close_pattern": "(?=!)", "repeats": True}})
-    trace = traced("ab!cd", template)
-    assert template_oracle.parse("ab!cd", template, "") == ("value", trace.message) == ("value", {"c": ["ab"]})
+    trace = traced("ab!cd", template, runtime=release.runtime)
+    assert release_oracle.parse("ab!cd", template, "") == ("value", trace.message) == ("value", {"c": ["ab"]})
     assert [(trace.text_of(d.span), d.reason) for d in trace.dropped] == [("!cd", UNREAD)]
 
 
-def test_an_error_mid_parse_keeps_the_regions_before_it(template_oracle):
+def test_an_error_mid_parse_keeps_the_regions_before_it(release, release_oracle):
     output = '<think>ok</think><tool_call>{"name": </tool_call>after'
-    trace = traced(output, QWEN3)
-    expected = template_oracle.parse(output, QWEN3, "")
+    trace = traced(output, QWEN3, runtime=release.runtime)
+    expected = release_oracle.parse(output, QWEN3, "")
     assert expected[0] == "error" and (trace.error.type, trace.error.message) == expected[1:]
     assert trace.error.fields == ["tool_calls"] and trace.error.region == 1
     think, call = trace.regions
@@ -277,7 +277,7 @@ def test_errors_before_any_text_is_read_are_raised_as_parse_response_raises_them
 def test_every_hand_written_engine_case_traces_to_its_result(case):
     template, text, prefix, tools, expected = CASES[case]
     try:
-        trace = traced(text, template, prefix, tools)
+        trace = traced(text, template, prefix, tools, runtime=runtime_of_case(case))
     except Exception as exc:  # noqa: BLE001 - raised before any text is read: a bad template or call
         assert isinstance(expected, Raises) and (type(exc), str(exc)) == (expected.kind, expected.message)
         return
@@ -290,13 +290,13 @@ def test_every_hand_written_engine_case_traces_to_its_result(case):
 # ---- generated ----------------------------------------------------------------------------------
 
 
-def traced_or_refused(text, template, prefix, tools):
+def traced_or_refused(text, template, prefix, tools, runtime=None):
     """The checked trace, or None for a generated template the runtime refuses to load (then
     ``parse_response`` refuses it too, with the same error)."""
     try:
-        return traced(text, template, prefix, tools)
+        return traced(text, template, prefix, tools, runtime=runtime)
     except ValueError as exc:
-        assert outcome(text, template, prefix, tools) == {"error": ["ValueError", str(exc)]}
+        assert outcome(text, template, prefix, tools, runtime=runtime) == {"error": ["ValueError", str(exc)]}
         return None
 
 
@@ -309,12 +309,12 @@ def test_generated_traces_are_consistent(scenario):
 
 @settings(SETTINGS, max_examples=min(EXAMPLES, 60))
 @given(scenario=scenarios())
-def test_generated_trace_messages_equal_the_runtime(template_oracle, scenario):
+def test_generated_trace_messages_equal_the_runtime(release, release_oracle, scenario):
     template, prefix, text, _chunks, tools = scenario
-    trace = traced_or_refused(text, template, prefix, tools)
+    trace = traced_or_refused(text, template, prefix, tools, runtime=release.runtime)
     if trace is None or (not trace.ok and "loop here forever" in trace.error.message):
         return  # refused at load, or the runtime would never return (test_template_generated.py)
-    expected = template_oracle.parse(text, template, prefix, tools)
+    expected = release_oracle.parse(text, template, prefix, tools)
     if trace.ok:
         assert expected[0] == "value" and as_json(expected[1]) == as_json(trace.message)
     else:
