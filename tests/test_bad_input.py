@@ -18,10 +18,20 @@ import workbench
 from workbench.engine import ParseFailure, errors
 from workbench.engine.depth import MAX_JSON_DEPTH, RECURSION_LIMIT, RUNTIME_JSON_DEPTH, deep, too_deep
 from workbench.engine.regexes import compile_re
-from workbench.engine.template import load_failure, parse_response as template_parse_response
+from workbench.engine.template import load_template, parse_response as template_parse_response
+from workbench.engine.template.load import describe_load_error
 from workbench.files import MAX_INPUT_BYTES, InputError, NestingError, load_json, parse_json_text, read_sample
 
 from oracle import oracle_parse, same as _same
+
+
+def load_failure(spec, runtime):
+    """workbench.engine.template.load_failure at a release: None, or what loading ``spec`` raises, in one line."""
+    try:
+        load_template(spec, runtime=runtime)
+    except Exception as exc:  # noqa: BLE001 - whatever the runtime raises on load is the answer
+        return describe_load_error(exc)
+    return None
 
 ROOT = Path(__file__).resolve().parent.parent
 QWEN = ROOT / "schemas" / "qwen3.json"
@@ -199,15 +209,15 @@ def test_a_syntax_error_in_deep_arguments_stays_the_json_error(tmp_path):
         workbench.parse_response(text, TOOLS_SCHEMA)
 
 
-def test_template_json_content_nested_too_deep_raises_what_the_runtime_raises(template_oracle):
+def test_template_json_content_nested_too_deep_raises_what_the_runtime_raises(release, release_oracle):
     text = "@<x>" + DEEP_TEXT + "</x>"
-    kind, error_type, message = template_oracle.parse(text, TEMPLATE)
+    kind, error_type, message = release_oracle.parse(text, TEMPLATE)
     assert (kind, error_type) == ("error", "RecursionError")
     with pytest.raises(RecursionError) as caught:
-        template_parse_response(text, TEMPLATE, prefix="")
+        template_parse_response(text, TEMPLATE, prefix="", runtime=release.runtime)
     assert str(caught.value) == message
     shallow = "@<x>" + "[" * 300 + "]" * 300 + "</x>"
-    assert template_oracle.parse(shallow, TEMPLATE) == ("value", template_parse_response(shallow, TEMPLATE, prefix=""))
+    assert release_oracle.parse(shallow, TEMPLATE) == ("value", template_parse_response(shallow, TEMPLATE, prefix="", runtime=release.runtime))
 
 
 @pytest.fixture
@@ -355,36 +365,36 @@ def test_groups_nested_past_what_the_runtimes_re_compiles_fail_as_there(levels, 
     ("opener", "levels", "fails"),
     [("(", 280, False), ("(", 400, True), ("(?:", 150, False), ("(?:", 300, True), ("(?=", 200, False), ("(?=", 300, True)],
 )
-def test_template_patterns_nested_past_what_the_runtimes_regex_compiles_fail_as_there(template_oracle, opener, levels, fails):
+def test_template_patterns_nested_past_what_the_runtimes_regex_compiles_fail_as_there(release, release_oracle, opener, levels, fails):
     """The template runtime's ``regex`` spends three to five frames a level of nesting, by kind of
     group; the message of its RecursionError depends on where in its compiler the limit strikes."""
     pattern = opener * levels + "<x>" + ")" * levels
     template = {"start_anchor": "@", "fields": {"x": {"open_pattern": pattern, "close": "</x>"}}}
     if opener == "(":
         template["fields"]["x"]["transform"] = {"content": "{content}"}  # named or not, groups need none
-    expected = template_oracle.parse("@<x>hi</x>", template)
-    failure = load_failure(template)
+    expected = release_oracle.parse("@<x>hi</x>", template)
+    failure = load_failure(template, release.runtime)
     if fails:
         assert expected[:2] == ("error", "RecursionError")
         assert failure.startswith("RecursionError: maximum recursion depth exceeded")
     else:
-        assert failure is None and expected == ("value", template_parse_response("@<x>hi</x>", template, prefix=""))
+        assert failure is None and expected == ("value", template_parse_response("@<x>hi</x>", template, prefix="", runtime=release.runtime))
 
 
 @pytest.mark.parametrize(("levels", "fails"), [(300, False), (700, True)])
-def test_template_defaults_nested_past_what_the_runtime_copies_fail_as_there(template_oracle, levels, fails):
+def test_template_defaults_nested_past_what_the_runtime_copies_fail_as_there(release, release_oracle, levels, fails):
     defaults: object = "assistant"
     for _ in range(levels):
         defaults = {"a": defaults}
     template = {"start_anchor": "@", "defaults": defaults, "fields": {"x": {}}}
-    expected = template_oracle.parse("@hi", template)
-    failure = load_failure(template)
+    expected = release_oracle.parse("@hi", template)
+    failure = load_failure(template, release.runtime)
     if fails:
         assert expected[:2] == ("error", "RecursionError") and failure.startswith("RecursionError: maximum recursion depth exceeded")
     else:
         assert failure is None and expected[0] == "value"
         with deep():
-            assert expected[1] == template_parse_response("@hi", template, prefix="")
+            assert expected[1] == template_parse_response("@hi", template, prefix="", runtime=release.runtime)
 
 
 def test_a_substitution_pattern_re_refuses_is_an_error_at_its_pointer():
@@ -464,10 +474,10 @@ WRONG_TYPED = {
 
 
 @pytest.mark.parametrize("case", list(WRONG_TYPED))
-def test_wrong_typed_template_keys_fail_to_load_as_the_runtime_fails(template_oracle, case):
+def test_wrong_typed_template_keys_fail_to_load_as_the_runtime_fails(release, release_oracle, case):
     template = {"start_anchor": "@", "fields": WRONG_TYPED[case]}
-    expected = template_oracle.parse("@hello", template)
-    failure = load_failure(template)
+    expected = release_oracle.parse("@hello", template)
+    failure = load_failure(template, release.runtime)
     if expected[0] == "value":
         assert failure is None
         return
@@ -475,10 +485,10 @@ def test_wrong_typed_template_keys_fail_to_load_as_the_runtime_fails(template_or
     assert failure == (message if error_type == "ValueError" else f"{error_type}: {message}")
 
 
-def test_a_start_anchor_pattern_that_is_not_a_string_fails_as_the_runtime_fails(template_oracle):
+def test_a_start_anchor_pattern_that_is_not_a_string_fails_as_the_runtime_fails(release, release_oracle):
     template = {"start_anchor_pattern": 3, "fields": {"x": {}}}
-    assert template_oracle.parse("hello", template) == ("error", "TypeError", "first argument must be a string or compiled pattern")
-    assert load_failure(template) == "TypeError: first argument must be a string or compiled pattern"
+    assert release_oracle.parse("hello", template) == ("error", "TypeError", "first argument must be a string or compiled pattern")
+    assert load_failure(template, release.runtime) == "TypeError: first argument must be a string or compiled pattern"
 
 
 # ---- finding 12: files that are not regular files, or too large ---------------------------------------

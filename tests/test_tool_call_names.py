@@ -116,21 +116,21 @@ def test_variants_change_the_samples_they_are_meant_for():
 
 
 @pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_every_template_tool_call_has_a_string_name(sample: Path, template_oracle):
+def test_every_template_tool_call_has_a_string_name(sample: Path, release, release_oracle):
     """The same variants through the family's response_template (with the sample's prompt): a template
     cannot fail on a value, so a call it cannot name must stay text, never become a nameless call.
-    Whatever a variant gives, transformers 5.23.0 gives the same."""
+    Whatever a variant gives, transformers gives the same (each release, our engine as that release)."""
     template = json.loads((ROOT / "schemas" / f"{sample.parent.name}.template.json").read_text(encoding="utf-8"))
     prompt = load(sample).prompt()[0]
     problems = []
     for kind, variant in variants(sample.read_bytes().decode("utf-8")).items():
         try:
-            ours = ("value", template_parse(variant, template, prefix=prompt))
+            ours = ("value", template_parse(variant, template, prefix=prompt, runtime=release.runtime))
         except Exception as exc:  # noqa: BLE001 - the runtime's own error, compared below
             ours = ("error", type(exc).__name__)
-        theirs = template_oracle.parse(variant, template, prefix=prompt)
+        theirs = release_oracle.parse(variant, template, prefix=prompt)
         if ours != tuple(theirs[:2]):
-            problems.append(f"{kind}: differs from transformers 5.23.0: {str(ours)[:120]} vs {str(theirs)[:120]}")
+            problems.append(f"{kind}: differs from transformers {release.version}: {str(ours)[:120]} vs {str(theirs)[:120]}")
         if ours[0] == "value" and (bad := _nameless(ours[1])):
             problems.append(f"{kind}: tool call without a string name: {bad[0]!r}"[:300])
     assert not problems, "\n".join(problems)
