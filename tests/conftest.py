@@ -15,6 +15,19 @@ ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("WORKBENCH_RUNTIMES_DIR", str(ROOT / ".oracles" / "runtimes"))
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "oracle_release: compares our template engine with transformers once per release (the `release` fixture)"
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    # `python -m tests.new_release` runs exactly these (-m oracle_release).
+    for item in items:
+        if "release" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.oracle_release)
+
+
 @pytest.fixture
 def workdir(tmp_path: Path) -> Path:
     """A copy of the qwen3 samples and schema, laid out as in the repository, to edit freely."""
