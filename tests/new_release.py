@@ -176,7 +176,8 @@ def failures_of(junit_xml: Path) -> tuple[dict[str, int], list[str]]:
         if "skipped" in kinds:
             counts["skipped"] += 1
         if kinds & {"failure", "error"}:
-            failed.append(f"{case.get('classname', '')}::{case.get('name', '')}")
+            module = case.get("classname", "").replace(".", "/")
+            failed.append(f"{module}.py::{case.get('name', '')}")
     return counts, failed
 
 
@@ -186,7 +187,7 @@ def run_suites(version: str, examples: int | None) -> tuple[int, dict[str, int],
         env["WORKBENCH_TEMPLATE_EXAMPLES"] = str(examples)
     with tempfile.TemporaryDirectory() as scratch:
         report = Path(scratch) / "report.xml"
-        command = [sys.executable, "-m", "pytest", "tests", "-m", MARKER, f"--junitxml={report}",
+        command = [sys.executable, "-m", "pytest", "tests", "-m", MARKER, "--tb=line", f"--junitxml={report}",
                    "-o", "junit_family=xunit2"]
         print(f"$ {template_oracle.NEW_RELEASE_VARIABLE}={version} {' '.join(command[1:])}", flush=True)
         code = subprocess.run(command, cwd=ROOT, env=env, check=False).returncode
@@ -260,6 +261,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  failed: {test}")
         if len(failed) > 30:
             print(f"  … and {len(failed) - 30} more")
+        if failed:
+            print(f"  one again, with its traceback: {template_oracle.NEW_RELEASE_VARIABLE}={version} python -m pytest '{failed[0]}'")
     print("next:")
     for step in next_steps(version, diff, code, failed):
         print(f"  - {step}")

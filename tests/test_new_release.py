@@ -121,7 +121,7 @@ def test_the_junit_report_is_counted(tmp_path):
     )
     counts, failed = failures_of(report)
     assert counts == {"tests": 4, "failures": 1, "errors": 1, "skipped": 1}
-    assert failed == ["tests.test_a::test_y[5.25.0-new]", "tests.test_b::test_w[5.25.0-new]"]
+    assert failed == ["tests/test_a.py::test_y[5.25.0-new]", "tests/test_b.py::test_w[5.25.0-new]"]
 
 
 def test_next_steps_follow_the_diff_and_the_suites():
