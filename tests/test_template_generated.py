@@ -23,12 +23,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from template_oracle import session_python
+from template_oracle import oracle_releases, session_python
 from test_template_engine import CASES, CASES_5_23_ONLY, Raises
 from workbench.engine.template import ResponseParser, parse_response
 
 EXAMPLES = int(os.environ.get("WORKBENCH_TEMPLATE_EXAMPLES", "300"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+# A test run once per release shares the budget: WORKBENCH_TEMPLATE_EXAMPLES examples per test in all,
+# split between the releases (150 each for 5.23 and 5.24; all of them for WORKBENCH_NEW_RELEASE alone),
+# so a release adds little to CI's time. Derandomized, each release meets the same first examples.
+RELEASE_EXAMPLES = max(1, EXAMPLES // len(oracle_releases()))
+RELEASE_SETTINGS = settings(SETTINGS, max_examples=RELEASE_EXAMPLES)
 RUNTIME_TIMEOUT = 10.0  # seconds per transcript (the runtime loops forever on some templates, growing)
 
 # ---- the runtime (transformers, the release under test), behind two functions -------------------
@@ -283,7 +288,7 @@ def scenarios(draw) -> tuple:
 # ---- the properties ----------------------------------------------------------------------------
 
 
-@SETTINGS
+@RELEASE_SETTINGS
 @given(scenarios())
 def test_streaming_equals_one_shot(release, scenario):
     template, prefix, text, chunks, tools = scenario
@@ -302,7 +307,7 @@ def test_streaming_equals_one_shot(release, scenario):
         assert as_json(runtime_parse(text, template, prefix, tools)) == as_json(whole)
 
 
-@SETTINGS
+@RELEASE_SETTINGS
 @given(scenarios())
 def test_transcript_equals_the_runtime(release, scenario):
     template, prefix, _text, chunks, tools = scenario
@@ -372,7 +377,7 @@ def parser_cases(draw) -> tuple:
     return {"start_anchor": "@", "fields": {"x": field}}, "<<<" + body + ">>>"
 
 
-@SETTINGS
+@RELEASE_SETTINGS
 @given(parser_cases())
 def test_content_parsers_equal_the_runtime(release, case):
     template, text = case
@@ -409,7 +414,7 @@ def tool_cases(draw) -> tuple:
     return template, "<c>" + json.dumps(value) + "</c>", tools
 
 
-@SETTINGS
+@RELEASE_SETTINGS
 @given(tool_cases())
 def test_tools_casting_equals_the_runtime(release, case):
     template, text, tools = case

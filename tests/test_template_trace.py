@@ -15,7 +15,7 @@ import pytest
 from fallback_templates import QWEN3, QWEN3_5
 from hypothesis import given, settings
 from test_template_engine import CASES, SLOW, Raises, one, runtime_of_case, tpl
-from test_template_generated import EXAMPLES, SETTINGS, as_json, scenarios
+from test_template_generated import RELEASE_EXAMPLES, SETTINGS, as_json, scenarios
 
 from workbench.engine import MISSING
 from workbench.engine.template import ResponseParser, TemplateRegexTimeout, parse_response, trace_response
@@ -307,7 +307,7 @@ def test_generated_traces_are_consistent(scenario):
     traced_or_refused(text, template, prefix, tools)
 
 
-@settings(SETTINGS, max_examples=min(EXAMPLES, 60))
+@settings(SETTINGS, max_examples=min(RELEASE_EXAMPLES, 60))
 @given(scenario=scenarios())
 def test_generated_trace_messages_equal_the_runtime(release, release_oracle, scenario):
     template, prefix, text, _chunks, tools = scenario
