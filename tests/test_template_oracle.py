@@ -283,9 +283,10 @@ def test_server_flags_results_json_cannot_carry():
             check(value)
 
 
-def test_timeout_stops_the_server_and_the_next_call_restarts_it(release_oracle):
+def test_timeout_stops_the_server_and_the_next_call_restarts_it(template_oracle):
+    """The client's own machinery, the same for every release: tried on one (3 s)."""
     catastrophic = {"start_anchor": "S", "fields": {"x": {"open_pattern": "(a|aa)+$", "transform": "{content}"}}}
-    with TemplateOracle(release_oracle.python, version=release_oracle.release, timeout=1.0) as oracle:
+    with TemplateOracle(template_oracle.python, version=template_oracle.release, timeout=1.0) as oracle:
         with pytest.raises(OracleTimeout, match="no answer to parse within 1 s"):
             oracle.parse("a" * 60 + "b", catastrophic)
         assert oracle.parse("hi", SMOL) == ("value", {"role": "assistant", "content": "hi"})
