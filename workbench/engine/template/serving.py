@@ -52,13 +52,13 @@ def vllm_problems(template: Any) -> list[Problem]:
         if name not in SERVED_FIELDS:
             refused.append(Problem(
                 _field(name), REFUSED,
-                f"{VLLM} serves only the fields thinking, content and tool_calls: rename this one or leave it out"))
+                "not a field vLLM serves (only thinking, content and tool_calls): rename it or leave it out"))
     defaults = template.get("defaults")
     if isinstance(defaults, dict):
         for key in defaults:
             if key not in SERVED_DEFAULTS:
                 refused.append(Problem(
-                    f"/defaults/{escape(key)}", REFUSED, f"{VLLM} allows only role in defaults"))
+                    f"/defaults/{escape(key)}", REFUSED, "not a default vLLM allows (only role)"))
     for name in (THINKING, CONTENT):
         spec = fields.get(name)
         if not isinstance(spec, dict):
@@ -66,13 +66,13 @@ def vllm_problems(template: Any) -> list[Problem]:
         if spec.get("content", "text") != "text":
             refused.append(Problem(
                 f"{_field(name)}/content", REFUSED,
-                f"{VLLM} streams {name} only as plain text: its content parser must be text"))
+                f"vLLM streams {name} as plain text only: its content parser must be text"))
         if spec.get("transform") is not None:
             refused.append(Problem(
-                f"{_field(name)}/transform", REFUSED, f"{VLLM} streams {name} as it is written: no transform"))
+                f"{_field(name)}/transform", REFUSED, f"vLLM streams {name} as it is written: no transform"))
         if spec.get("join") is not None:
             refused.append(Problem(
-                f"{_field(name)}/join", REFUSED, f"{VLLM} streams {name} as it is written: no join"))
+                f"{_field(name)}/join", REFUSED, f"vLLM streams {name} as it is written: no join"))
     return refused + _notes(fields)
 
 
