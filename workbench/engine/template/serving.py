@@ -121,8 +121,9 @@ def refusals(template: Any) -> list[Problem]:
 
 
 def vllm_verdict(template: Any) -> str:
-    """One line: whether vLLM 0.33 starts with ``template``, and if not, the first reason (the one
-    its server start reports)."""
+    """One line: whether vLLM 0.33 starts with ``template``, and if not, the first reason in the
+    order vLLM checks (its message names every unknown field and default at once, sorted; then the
+    first of thinking and content that breaks a rule), and how many more there are."""
     refused = refusals(template)
     if not refused:
         return f"{VLLM} can serve it"
