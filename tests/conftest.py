@@ -30,3 +30,11 @@ def template_oracle():
     from template_oracle import session_oracle
 
     yield from session_oracle()
+
+
+@pytest.fixture(scope="session")
+def vllm_oracle():
+    """vLLM 0.33.0's rules for serving a response_template, run from its wheel (tests/vllm_oracle.py)."""
+    from vllm_oracle import session_oracle
+
+    yield from session_oracle()
