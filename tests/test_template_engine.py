@@ -958,7 +958,7 @@ CASES: dict[str, tuple] = {
         TOOL_F,
         {"c": {"function": {"name": "h", "arguments": {"i": "1"}}}},
     ),
-    # What 5.24 changed (docs/response-template.md#releases), each checked against 5.23.0 and 5.24.0.
+    # What 5.24 changed (docs/response-template.md#release-differences), each checked against 5.23.0 and 5.24.0.
     '524-json-keys-spaced': (
         {'start_anchor': '@', 'fields': {'x': {'open': '<x>', 'content': 'json', 'content_args': {'unquoted_keys': True}}}},
         '<x>{a: 1, b: 2}',

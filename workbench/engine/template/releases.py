@@ -1,5 +1,5 @@
 """The transformers releases whose ``response_template`` engine the workbench runs, and what each
-one changed (docs/response-template.md#releases). One table, ``CHANGES``: every behaviour that
+one changed (docs/response-template.md#release-differences). One table, ``CHANGES``: every behaviour that
 differs between releases is named here with the first release that has it, and the engine asks
 ``release.has(name)`` where it behaves differently. Every other part of the engine is the same in
 every release from 5.13 on (the chat-parsing sources were compared release by release).
