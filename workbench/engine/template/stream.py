@@ -283,6 +283,8 @@ def parse_response(
     runtime: Any = None,
 ) -> dict:
     """The message transformers' ``parse_response`` gives: ``feed(text)`` then ``finalize()``."""
+    if isinstance(response_template, Template) and runtime is None:
+        runtime = response_template.release
     if tools is not None and not release_of(runtime).has("tools"):
         raise TypeError("parse_response() got an unexpected keyword argument 'tools'")
     parser = ResponseParser(response_template, prefix=prefix, tools=tools, time_limit=time_limit, runtime=runtime)
