@@ -22,9 +22,13 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    # `python -m tests.new_release` runs exactly these (-m oracle_release).
+    # `python -m tests.new_release` runs exactly these (-m oracle_release): the tests the `release`
+    # fixture parametrizes (not those that parametrize a "release" of their own).
+    from template_oracle import Release
+
     for item in items:
-        if "release" in getattr(item, "fixturenames", ()):
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and isinstance(callspec.params.get("release"), Release):
             item.add_marker(pytest.mark.oracle_release)
 
 
@@ -43,6 +47,14 @@ def template_oracle():
     For what did not change between releases (chat-template rendering); a test comparing our
     response_template engine with transformers takes `release` and `release_oracle` instead."""
     from template_oracle import session_oracle
+
+    yield from session_oracle()
+
+
+@pytest.fixture(scope="session")
+def vllm_oracle():
+    """vLLM 0.33.0's rules for serving a response_template, run from its wheel (tests/vllm_oracle.py)."""
+    from vllm_oracle import session_oracle
 
     yield from session_oracle()
 

@@ -183,4 +183,4 @@ def test_validate_notes_a_reasoning_field_serve_does_not_show(tmp_path):
     assert result.exit_code == 0
     assert "note: /fields/my_thoughts: `transformers serve` shows reasoning only from a field named" in result.stdout
     t.write_text(json.dumps(QWEN3), encoding="utf-8")
-    assert "note:" not in run("validate", str(t)).stdout
+    assert "`transformers serve` shows reasoning" not in run("validate", str(t)).stdout

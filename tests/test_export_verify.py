@@ -20,7 +20,7 @@ from test_export import QWEN, QWEN_PATH, ROOT, SAMPLE, run, snapshot, tokenizer_
 import workbench.cli.export
 import workbench.runtimes
 import workbench.verify
-from workbench.runtimes import SCHEMA_RUNTIME, TEMPLATE_RUNTIME
+from workbench.runtimes import SCHEMA_RUNTIME, TEMPLATE_RUNTIMES
 
 TEMPLATE_PATH = ROOT / "schemas" / "qwen3.template.json"
 
@@ -45,7 +45,7 @@ def invoke(monkeypatch, pythons: dict[str, Path], *args: str):
 
 
 def both(python: Path) -> dict[str, Path]:
-    return {SCHEMA_RUNTIME: python, TEMPLATE_RUNTIME: python}
+    return {SCHEMA_RUNTIME: python, **{release: python for release in TEMPLATE_RUNTIMES}}
 
 
 @pytest.fixture(scope="module")
@@ -66,27 +66,50 @@ def assert_untouched(result, folder: Path, before: dict[str, bytes], code: int =
 # ----- a disagreement stops the write; --force writes anyway and says so --------------------------
 
 
-def dotted_template(tmp_path: Path) -> Path:
-    """A template 5.13 and 5.14 read differently from 5.16 and later (a dotted placeholder)."""
-    template = json.loads(TEMPLATE_PATH.read_text(encoding="utf-8"))
-    template["fields"]["tool_calls"] = {
-        "open": "<tool_call>", "close": "</tool_call>", "repeats": True, "content": "json",
-        "transform": {"type": "function", "function": {"name": "{content.name}", "arguments": "{content.arguments}"}},
-    }
-    path = tmp_path / "dotted.template.json"
-    path.write_text(json.dumps(template), encoding="utf-8")
-    return path
+DISAGREEING_PROBE = """#!{python}
+# A release that answers every parse with a message the workbench does not give.
+import json, sys
+request = json.load(open(sys.argv[3], encoding="utf-8"))
+answers = []
+for job in request["jobs"]:
+    config = json.load(open(job["dir"] + "/tokenizer_config.json", encoding="utf-8"))
+    answers.append({{"transformers": "{version}", "load_error": None, "remote_code": False, "legacy": None,
+                    "loaded": {{key: config.get(key) for key in ("response_schema", "response_template")}},
+                    "default": [{{"value": {{"role": "assistant", "content": "not what the workbench gives"}}}}
+                                for _ in job["samples"]]}})
+open(sys.argv[4], "w", encoding="utf-8").write(json.dumps({{"answers": answers}}) + "\\n")
+"""
+
+
+def disagreeing_runtimes(tmp_path: Path, version: str = "5.24.0") -> Path:
+    """A runtimes folder where transformers ``version`` is a stand-in that disagrees on every
+    sample, and every other release is the real one (built once under .oracles/runtimes)."""
+    folder = tmp_path / "runtimes"
+    for release in dict.fromkeys(TEMPLATE_RUNTIMES):
+        env = folder / f"transformers-{release}"
+        (env / "bin").mkdir(parents=True)
+        python = env / "bin" / "python"
+        if release == version:
+            python.write_text(DISAGREEING_PROBE.format(python=sys.executable, version=version), encoding="utf-8")
+        else:  # the real release (a symlink would lose its environment)
+            python.write_text(f'#!/bin/sh\nexec "{workbench.runtimes.runtime_python(release)}" "$@"\n', encoding="utf-8")
+        python.chmod(0o755)
+        (env / workbench.runtimes.STAMP).write_text(json.dumps(workbench.runtimes._stamp(release)), encoding="utf-8")
+    return folder
 
 
 def test_a_release_that_disagrees_leaves_the_folder_as_it_was(tokenizer_dir, tmp_path):
     before = snapshot(tokenizer_dir)
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    result = subprocess.run([sys.executable, "-m", "workbench", "export", str(dotted_template(tmp_path)), "--tokenizer-dir",
+    runtimes = disagreeing_runtimes(tmp_path)
+    result = subprocess.run([sys.executable, "-m", "workbench", "export", str(TEMPLATE_PATH), "--tokenizer-dir",
                              str(tokenizer_dir), "--verify", "--sample", str(SAMPLE)], capture_output=True, text=True,
-                            encoding="utf-8", cwd=ROOT, env={**os.environ, "TMPDIR": str(scratch)}, timeout=300)
+                            encoding="utf-8", cwd=ROOT, timeout=300,
+                            env={**os.environ, "TMPDIR": str(scratch), "WORKBENCH_RUNTIMES_DIR": str(runtimes)})
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "verify: 5.13–5.14 read response_template (parse_response needs prefix=): parse_response differs" in result.stdout
+    assert "verify: 5.15–5.23 read response_template (checked with 5.23.0): parse_response agrees" in result.stdout
+    assert "verify: 5.24 read response_template (checked with 5.24.0): parse_response differs" in result.stdout
     assert "wrote" not in result.stdout
     assert (f"error: verification failed: nothing was written to {tokenizer_dir / 'tokenizer_config.json'} "
             "(--force writes anyway)") in result.stderr
@@ -94,14 +117,14 @@ def test_a_release_that_disagrees_leaves_the_folder_as_it_was(tokenizer_dir, tmp
     assert list(scratch.iterdir()) == []  # the staged copy and the probe's files are gone
 
 
-def test_force_writes_despite_a_disagreement_and_says_so(tokenizer_dir, tmp_path):
-    path = dotted_template(tmp_path)
-    result = run("export", str(path), "--tokenizer-dir", str(tokenizer_dir), "--verify", "--sample", str(SAMPLE), "--force")
+def test_force_writes_despite_a_disagreement_and_says_so(tokenizer_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_RUNTIMES_DIR", str(disagreeing_runtimes(tmp_path)))
+    result = run("export", str(TEMPLATE_PATH), "--tokenizer-dir", str(tokenizer_dir), "--verify", "--sample", str(SAMPLE), "--force")
     assert result.returncode == 1, result.stdout + result.stderr
     assert "parse_response differs" in result.stdout and f"wrote {tokenizer_dir / 'tokenizer_config.json'}" in result.stdout
     assert "verification failed (see above), and the files were written anyway (--force)" in result.stderr
     config = json.loads((tokenizer_dir / "tokenizer_config.json").read_text(encoding="utf-8"))
-    assert config["response_template"] == json.loads(path.read_text(encoding="utf-8"))
+    assert config["response_template"] == json.loads(TEMPLATE_PATH.read_text(encoding="utf-8"))
 
 
 def test_messages_name_the_folder_not_its_staged_copy(tokenizer_dir):
@@ -185,7 +208,8 @@ def test_the_probe_gets_no_stdin_and_its_stdout_carries_no_answer(tokenizer_dir,
     result = invoke(monkeypatch, stubs, str(QWEN_PATH), str(TEMPLATE_PATH), "--tokenizer-dir", str(tokenizer_dir), "--verify",
                     "--sample", str(SAMPLE))
     assert result.exit_code == 0, result.output
-    assert "verify: 5.15–5.23 read response_template: parse_response agrees with the workbench on 1 of 1 samples" in result.output
+    assert "verify: 5.15–5.23 read response_template (checked with 5.23.0): parse_response agrees with the workbench on 1 of 1 samples" in result.output
+    assert "verify: 5.24 read response_template (checked with 5.24.0): parse_response agrees with the workbench on 1 of 1 samples" in result.output
     assert f"wrote {tokenizer_dir / 'tokenizer_config.json'}" in result.output
     config = json.loads((tokenizer_dir / "tokenizer_config.json").read_text(encoding="utf-8"))
     assert config["response_schema"] == QWEN

@@ -109,7 +109,9 @@ def test_a_marker_leaking_into_the_text_and_the_difference_are_flagged():
     # "ANSWER:" at the very end, and the streamed text was part of it and of the content.
     template = {"start_anchor": "x", "fields": {"answer": {"open_pattern": "ANSWER:$"}, "content": {"close": "<|end|>"}}}
     text = "ANSWER:\nsee ANSWER:"
-    result = replay(text, template, chunk=8)
+    # 5.24 holds such a match back until the text that decides it has arrived: nothing leaks.
+    assert not [f for f in replay(text, template, chunk=8).flags if f.kind == LEAK]
+    result = replay(text, template, chunk=8, runtime="5.23")
     leaks = [f for f in result.flags if f.kind == LEAK]
     assert any("part of answer's opener" in f.message for f in leaks), [f.message for f in leaks]
     assert any("gives it to content" in f.message for f in leaks)

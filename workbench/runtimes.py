@@ -1,7 +1,8 @@
 """Environments holding a given transformers release, for ``export --verify``.
 
 One environment cannot hold two transformers, and a tokenizer folder must be checked with the
-releases its users run: 5.14.1 (the last that reads ``response_schema``) and 5.23.0 (current). The
+releases its users run: 5.14.1 (the last that reads ``response_schema``), 5.23.0 and 5.24.0 (the two
+newest template engines), and one release of any other range that behaves differently (verify.py). The
 Python running workbench is used when it has the release; otherwise a virtual environment is built
 once under ``WORKBENCH_RUNTIMES_DIR`` (default ``~/.cache/workbench/runtimes``) with ``pip install
 transformers==VERSION jmespath`` (no torch: loading a tokenizer and parse_response do not need it;
@@ -27,7 +28,7 @@ from typing import Callable
 
 from .engine.visible import visible
 
-SCHEMA_RUNTIME, TEMPLATE_RUNTIME = "5.14.1", "5.23.0"
+SCHEMA_RUNTIME, TEMPLATE_RUNTIMES = "5.14.1", ("5.23.0", "5.24.0")
 STAMP = "workbench-runtime.json"
 # What an environment holds besides transformers: a schema's x-parser-args "transform" needs
 # jmespath, which transformers only imports if it is there (else that parse raises). The stamp records the list, so an environment

@@ -17,6 +17,7 @@ from typing import Any
 
 from .engine import ParseFailure, parse_response
 from .engine import template as template_engine
+from .engine.difference import first_difference
 from .engine.formats import format_of
 from .engine.versions import SCHEMA, TEMPLATE
 from .files import InputError, parse_schema_text, read_sample, read_text
@@ -216,34 +217,3 @@ def verdict_of(sample: Sample, value: Any, error: Exception | None, fmt: str | N
     return verdict
 
 
-def first_difference(expected: Any, got: Any, path: str = "") -> str:
-    """A short path-level description of the first place two values differ."""
-    if type(expected) is not type(got):
-        return f"{path or '/'}: expected {_short(expected)}, got {_short(got)}"
-    if isinstance(expected, dict):
-        for key in expected:
-            if key not in got:
-                return f"{path}/{key}: missing"
-            diff = first_difference(expected[key], got[key], f"{path}/{key}")
-            if diff:
-                return diff
-        for key in got:
-            if key not in expected:
-                return f"{path}/{key}: unexpected {_short(got[key])}"
-        if list(expected) != list(got):
-            return f"{path or '/'}: keys in another order"
-        return ""
-    if isinstance(expected, list):
-        for i, (a, b) in enumerate(zip(expected, got)):
-            diff = first_difference(a, b, f"{path}/{i}")
-            if diff:
-                return diff
-        if len(expected) != len(got):
-            return f"{path or '/'}: expected {len(expected)} items, got {len(got)}"
-        return ""
-    return "" if expected == got else f"{path or '/'}: expected {_short(expected)}, got {_short(got)}"
-
-
-def _short(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 60 else text[:57] + "..."

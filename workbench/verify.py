@@ -1,7 +1,12 @@
-"""``export --verify``: load a tokenizer folder with transformers 5.14.1 and 5.23.0 and say, per
-range of releases, which key they read and whether ``parse_response`` agrees with the workbench on
-the samples (docs/response-template.md#releases-at-a-glance: 5.3–5.12 read only ``response_schema``; 5.13–5.14 read both
+"""``export --verify``: load a tokenizer folder with real transformers releases and say, per range
+of releases, which key they read and whether ``parse_response`` agrees with the workbench on the
+samples (docs/response-template.md#releases-at-a-glance: 5.3–5.12 read only ``response_schema``; 5.13–5.14 read both
 and prefer the template, which then needs ``prefix=``; 5.15 and later read only the template).
+
+5.14.1 stands for 5.3–5.14. From 5.15 on, the ranges are the runs of releases whose template engine
+the workbench finds to give the same results on these samples (engine/template/releases.py), always
+split before 5.24: each range is checked with one real release of it (RANGE_RUNTIME), so every
+range that behaves differently is checked, 5.23.0 and 5.24.0 always.
 
 ``export --verify`` runs it on a staged copy of the folder, before anything is written. What cannot
 be checked raises RuntimeUnavailable (a release that cannot be had or did not answer, a folder that
@@ -19,8 +24,15 @@ from .engine import DEFAULT_TIME_LIMIT, ParseFailure, RegexTimeout, parse_respon
 from .engine import template as template_engine
 from .engine.versions import SCHEMA, TEMPLATE
 from .engine.visible import visible
-from .runtimes import SCHEMA_RUNTIME, TEMPLATE_RUNTIME, RuntimeUnavailable, probe_many, runtime_python
-from .samples import Sample, first_difference
+from .engine.difference import first_difference
+from .engine.template.releases import Release, behaviours, span
+from .runtimes import SCHEMA_RUNTIME, TEMPLATE_RUNTIMES, RuntimeUnavailable, probe_many, runtime_python
+from .samples import Sample
+
+# The release that stands for each run of releases that behave alike (from 5.15 on).
+RANGE_RUNTIME = {(5, 15): "5.15.0", (5, 16): "5.16.0", (5, 18): "5.18.0", (5, 20): "5.20.0", (5, 21): "5.23.0",
+                 (5, 24): "5.24.0"}
+ALWAYS_SPLIT = ((5, 24),)  # a range never spans these: 5.23.0 and 5.24.0 are always both checked
 
 REMEDY = "export a response_template too ('workbench migrate' drafts one from the schema)"
 
@@ -36,9 +48,41 @@ class Verification:
 
 
 def prepare_runtimes(say: Callable[[str], None] = lambda _: None) -> dict[str, Path]:
-    """The Python of each reference release, built if need be. Called before anything is written,
-    so that a release that cannot be had stops the export with the folder untouched."""
-    return {version: runtime_python(version, say) for version in (SCHEMA_RUNTIME, TEMPLATE_RUNTIME)}
+    """The Python of each release always checked, built if need be. Called before anything is
+    written, so that a release that cannot be had stops the export with the folder untouched (a
+    range that needs another release builds it in verify_many, still before anything is written)."""
+    return {version: runtime_python(version, say) for version in (SCHEMA_RUNTIME, *TEMPLATE_RUNTIMES)}
+
+
+@dataclass
+class Range:
+    """Releases from 5.15 on that the workbench finds alike on the samples, and the one checked."""
+
+    first: Release
+    last: Release
+    check: str  # the release run for the whole range
+
+    @property
+    def label(self) -> str:
+        return span(self.first, self.last)
+
+
+def template_ranges(template: Any, samples: list[Sample]) -> list[Range]:
+    """The ranges of releases from 5.15 on to check the template with: consecutive runs of
+    releases that behave alike (releases.behaviours) join while the workbench gives the same
+    results for them on ``samples`` (and loads the template alike), never across ALWAYS_SPLIT."""
+    runs = [(first, last) for first, last in behaviours() if first.minor >= (5, 15)]
+    prompts = [sample.prompt()[0] for sample in samples]
+    ranges: list[Range] = []
+    previous = None
+    for first, last in runs:
+        results = json.dumps(_ours_templates(template, samples, prompts, first) + [template_engine.load_failure(template, first)])
+        if ranges and results == previous and first.minor not in ALWAYS_SPLIT:
+            ranges[-1].last, ranges[-1].check = last, RANGE_RUNTIME[first.minor]
+        else:
+            ranges.append(Range(first, last, RANGE_RUNTIME[first.minor]))
+        previous = results
+    return ranges
 
 
 class NeedsRemoteCode(RuntimeUnavailable):
@@ -68,19 +112,30 @@ def verify_many(folders: list[tuple[Path, dict[str, Any], list[Sample]]], python
             raise NothingToVerify(f"no samples to check {name} with, so nothing was verified")
     requests = [[{"text": s.text, "prefix": s.prompt()[0], "name": s.path.name} for s in samples] for _, _, samples in folders]
     jobs = [(folder, request) for (folder, _, _), request in zip(folders, requests)]
+    ranges = [template_ranges(exported[TEMPLATE], samples) if TEMPLATE in exported else _schema_only_ranges()
+              for _, exported, samples in folders]
+    releases = [SCHEMA_RUNTIME, *dict.fromkeys(r.check for folder_ranges in ranges for r in folder_ranges)]
     try:
-        answers = {release: probe_many(pythons[release], jobs, release, time_limit) for release in (SCHEMA_RUNTIME, TEMPLATE_RUNTIME)}
+        pythons = {release: pythons.get(release) or runtime_python(release) for release in releases}
+        answers = {release: probe_many(pythons[release], jobs, release, time_limit) for release in releases}
     except RuntimeUnavailable as exc:
         raise RuntimeUnavailable(_named(str(exc), folders, shown)) from None
     results = []
     for i, ((folder, exported, samples), name) in enumerate(zip(folders, shown)):
-        old, new = answers[SCHEMA_RUNTIME][i], answers[TEMPLATE_RUNTIME][i]
-        for answer in (old, new):
+        old = answers[SCHEMA_RUNTIME][i]
+        new = [(r, answers[r.check][i]) for r in ranges[i]]
+        for answer in (old, *(a for _, a in new)):
             _refuse_remote_code(answer, folder, name)
             if answer["load_error"]:
                 answer["load_error"] = _named(answer["load_error"], [(folder, None, None)], [name])
         results.append(_verify(exported, samples, old, new, custom_code(folder)))
     return results
+
+
+def _schema_only_ranges() -> list[Range]:
+    """Without a template, 5.15 and later read nothing: the newest release says so for all."""
+    runs = [run for run in behaviours() if run[0].minor >= (5, 15)]
+    return [Range(runs[0][0], runs[-1][1], RANGE_RUNTIME[runs[-1][0].minor])]
 
 
 def _named(message: str, folders: list[tuple], shown: list[Path]) -> str:
@@ -116,11 +171,18 @@ def _refuse_remote_code(answer: dict, folder: Path, name: Path) -> None:
     )
 
 
-def _verify(exported: dict[str, Any], samples: list[Sample], old: dict, new: dict, code: str | None = None) -> Verification:
+def _verify(exported: dict[str, Any], samples: list[Sample], old: dict, new: list[tuple[Range, dict]],
+            code: str | None = None) -> Verification:
     prompts = [sample.prompt()[0] for sample in samples]
+
+    def ours_template(release: Release) -> list[dict] | None:
+        if TEMPLATE not in exported:
+            return None
+        return _ours_templates(exported[TEMPLATE], samples, prompts, release)
+
     ours = {
         SCHEMA: [_ours_schema(s.text, exported[SCHEMA]) for s in samples] if SCHEMA in exported else None,
-        TEMPLATE: [_ours_template(s.text, exported[TEMPLATE], p) for s, p in zip(samples, prompts)] if TEMPLATE in exported else None,
+        TEMPLATE: ours_template(Release((5, 14))),
     }
     names = [s.path.stem for s in samples]
     result = Verification()
@@ -140,11 +202,14 @@ def _verify(exported: dict[str, Any], samples: list[Sample], old: dict, new: dic
             why = " (preferred over response_schema; parse_response then needs prefix=)" if SCHEMA in exported else " (parse_response needs prefix=)"
             _compare(result, f"5.13–5.14 read response_template{why}", release, old["default"], ours[TEMPLATE], names)
 
-    if _loaded(result, new, exported, (TEMPLATE,)):
+    for checked, answer in new:
+        if not _loaded(result, answer, exported, (TEMPLATE,)):
+            continue
         if TEMPLATE in exported:
-            _compare(result, "5.15–5.23 read response_template", new["transformers"], new["default"], ours[TEMPLATE], names)
+            _compare(result, f"{checked.label} read response_template (checked with {answer['transformers']})",
+                     answer["transformers"], answer["default"], ours_template(checked.last), names)
         else:
-            result.lines.append(f"5.15–5.23 read nothing: they drop response_schema when the tokenizer loads, "
+            result.lines.append(f"{checked.label} read nothing: they drop response_schema when the tokenizer loads, "
                                 f"so parse_response raises AttributeError; {REMEDY}")
     return result
 
@@ -219,10 +284,20 @@ def _ours_schema(text: str, schema: Any) -> dict:
         return {"error": type(exc).__name__, "message": str(exc)}
 
 
-def _ours_template(text: str, template: Any, prefix: str) -> dict:
+def _ours_templates(template: Any, samples: list[Sample], prompts: list[str], release: Release) -> list[dict]:
+    """The workbench's outcome for each sample, in order, with one loaded template: as a tokenizer
+    parses with the one template it holds (before 5.21 a list default carries over between parses)."""
     try:
-        return {"value": template_engine.parse_response(text, template, prefix=prefix)}
-    except RegexTimeout:
-        return {"timeout": DEFAULT_TIME_LIMIT}
+        loaded = template_engine.load_template(template, release)
     except Exception as exc:  # noqa: BLE001 - what transformers raises, named as it names it
-        return {"error": type(exc).__name__, "message": str(exc)}
+        return [{"error": type(exc).__name__, "message": str(exc)}] * len(samples)
+    outcomes = []
+    for sample, prompt in zip(samples, prompts):
+        try:
+            value = template_engine.parse_response(sample.text, loaded, prefix=prompt)
+            outcomes.append({"value": json.loads(json.dumps(value))})  # as returned, before a later parse
+        except RegexTimeout:
+            outcomes.append({"timeout": DEFAULT_TIME_LIMIT})
+        except Exception as exc:  # noqa: BLE001 - what transformers raises, named as it names it
+            outcomes.append({"error": type(exc).__name__, "message": str(exc)})
+    return outcomes

@@ -62,6 +62,9 @@ def export(
         say(f"note: {path} is a {format_of(parser)}")
     for problem in report.warnings:
         say(f"{schema_file}: {problem}")
+    template_file = next((path for path, parser in zip(files, parsers) if format_of(parser) == TEMPLATE), None)
+    for line in report.serving:
+        say(f"warning: {template_file}: {line}")
     for path in report.written:
         emit_line(f"wrote {path}")
     for notice in report.notices:

@@ -10,6 +10,7 @@ import typer
 from ..engine import WARNING, Problem, errors, validate as validate_schema
 from ..engine.formats import format_of
 from ..engine.template import load_failure
+from ..engine.template.serving import vllm_problems, vllm_verdict
 from ..engine.template.slow_delimiters import slow_delimiters
 from ..engine.versions import TEMPLATE, schema_releases, template_releases
 from ..files import InputError, NestingError, parse_schema_text, read_text
@@ -54,9 +55,18 @@ def _validate_template(path: Path, value) -> None:
         emit_line(f"{path}: {problem}")
     emit("ok\n" if not warnings else f"ok ({len(warnings)} warning{'s' if len(warnings) > 1 else ''})\n")
     _releases(path, template_releases(value))
+    _serving(path, value)
     raise typer.Exit(OK)
 
 
 def _releases(path: Path, releases) -> None:
     for line in releases.describe():
         emit_line(f"{path}: {line}")
+
+
+def _serving(path: Path, value) -> None:
+    """Whether vLLM 0.33 serves the template, and why not or what it changes. A refusal is not a
+    failure here: transformers runs the template (docs/response-template.md#serving-in-vllm)."""
+    emit_line(f"{path}: {vllm_verdict(value)}")
+    for problem in vllm_problems(value):
+        emit_line(f"{path}:   vllm {problem}")

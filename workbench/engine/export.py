@@ -23,6 +23,7 @@ from ..files import InputError, WriteError, atomic_write_all, check_outputs, dum
 from ..locks import folder_lock
 from .formats import format_of
 from .template import load_failure
+from .template.serving import refusals, vllm_verdict
 from .validate import Problem, errors, validate
 from .versions import TEMPLATE
 
@@ -59,6 +60,7 @@ class ExportReport:
     warnings: list[Problem] = field(default_factory=list)
     forced: bool = False  # verification failed, and the files were written anyway (force)
     notices: list[str] = field(default_factory=list)  # a hard link broken, a symlink written through
+    serving: list[str] = field(default_factory=list)  # why vLLM would refuse the template (a warning)
 
 
 def _checked(schema: Any) -> list[Problem]:
@@ -107,6 +109,8 @@ def export_parsers(parsers: list[Any], out: str | Path | None = None, tokenizer_
     report = ExportReport()
     for parser in parsers:
         report.warnings.extend(_checked(parser))
+        if format_of(parser) == TEMPLATE and refusals(parser):  # written all the same: transformers runs it
+            report.serving.append(vllm_verdict(parser))
     files: list[tuple[Path, str]] = []
     if out is not None:
         out = Path(out)
@@ -236,7 +240,7 @@ def export_to(schema_text: str, target: Path, sample_text: str | None = None, fo
         lines = [f"Exported into {report.written[0]}", *report.notices, *checked]
     if report.warnings:
         lines.append(f"{len(report.warnings)} warning(s)")
-    return lines + [version_note(schema)]
+    return lines + [version_note(schema)] + [f"Warning: {line}" for line in report.serving]
 
 
 @dataclass

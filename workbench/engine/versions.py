@@ -15,7 +15,7 @@ from typing import Any
 from .pointer import escape
 
 SCHEMA, TEMPLATE = "response_schema", "response_template"
-NEWEST = (5, 23)  # the newest release these facts were checked on
+from .template.releases import NEWEST_MINOR as NEWEST  # the newest release these facts were checked on
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,9 @@ class Releases:
     reads: tuple[tuple[int, int], tuple[int, int] | None]
     why: str
     narrowings: list[Narrowing] = field(default_factory=list)
+    # Keys whose result may change at a release on some outputs, not all (``since``: the release
+    # that changed it): the release matrix on samples says whether it does on them.
+    splits: list[Narrowing] = field(default_factory=list)
     notes: list[tuple[str, str]] = field(default_factory=list)  # (pointer, why): not about releases
 
     @property
@@ -53,6 +56,11 @@ class Releases:
         if (low, high) != self.reads:
             lines.append(f"same result on transformers {span((low, high))} only:")
         lines += [f"  {n.pointer or '/'}: {n.why}" for n in self.narrowings]
+        for since in sorted({n.since for n in self.splits}):
+            before = f"{self.reads[0][0]}.{self.reads[0][1]}–{since[0]}.{since[1] - 1}"
+            lines.append(f"release split at {since[0]}.{since[1]}: some outputs parse differently in {before} "
+                         f"and in {since[0]}.{since[1]}:")
+            lines += [f"  {n.pointer or '/'}: {n.why}" for n in self.splits if n.since == since]
         lines += [f"note: {pointer or '/'}: {why}" for pointer, why in self.notes]
         return lines
 
@@ -129,7 +137,61 @@ def template_releases(template: Any) -> Releases:
                     Narrowing(f"/defaults/{escape(key)}", (5, 21), None,
                               "before 5.21 this list default is shared between parses: each parse appends to the last one's")
                 )
+    _since_5_24(template, fields, releases)
     return releases
+
+
+# A delimiter regex whose match can lean on where the text so far ends (end anchors, a look-ahead
+# for "nothing more", \K, reverse or fuzzy matching): 5.24 holds such a match back while streaming.
+_END_DEPENDENT = re.compile(r"(?<!\\)\$|\\[ZzK]|\(\?!\.\)|\(\?[a-zA-Z]*r|\{[^}]*[edis]<")
+
+
+def _since_5_24(template: dict, fields: dict, releases: Releases) -> None:
+    for pointer, node in _walk(template):
+        if pointer.endswith("/content") and node == "python-call-list" or (
+            pointer.endswith("/value_parser/name") and node == "python-call-list"
+        ):
+            releases.narrowings.append(Narrowing(
+                pointer, (5, 24), None, "the python-call-list parser exists from 5.24 (5.13–5.23 refuse the template)"))
+        elif pointer.endswith("/content_args/unquoted_keys") and node is True:
+            releases.splits.append(Narrowing(
+                pointer, (5, 24), None,
+                "5.24 also quotes bare keys with whitespace around them ({a: 1, b: 2}) and never inside a quoted "
+                "string; 5.13–5.23 fail on the first and rewrite the second"))
+        elif pointer.endswith("/content_args/merge_duplicates") and node is True:
+            releases.splits.append(Narrowing(
+                pointer, (5, 24), None,
+                "a repeated key whose first value is a list: 5.24 wraps it ([[1, 2], 3]), 5.13–5.23 extend it ([1, 2, 3])"))
+    for name, spec in fields.items():
+        if not isinstance(spec, dict):
+            continue
+        at = f"/fields/{escape(name)}"
+        closer = spec.get("close_pattern")
+        if isinstance(closer, str) and spec.get("transform") is not None:
+            try:
+                groups = set(re.compile(closer).groupindex)
+            except re.error:
+                groups = set()
+            used = {text[1:-1] for _, text in _strings(spec.get("transform"), at + "/transform")
+                    if text.startswith("{") and text.endswith("}")}
+            if groups & used:
+                releases.narrowings.append(Narrowing(
+                    at + "/close_pattern", (5, 24), None,
+                    f"the transform uses the closer's named group(s) {sorted(groups & used)}, placeholders from 5.24 "
+                    "(5.13–5.23 raise KeyError when the closer matches)"))
+            elif groups:
+                releases.splits.append(Narrowing(
+                    at + "/close_pattern", (5, 24), None,
+                    "the closer's named groups are placeholders from 5.24: they win over the opener's of the same name, "
+                    "and the unknown-placeholder error lists them"))
+        for key in ("open_pattern", "close_pattern"):
+            pattern = spec.get(key)
+            if isinstance(pattern, str) and _END_DEPENDENT.search(pattern):
+                releases.splits.append(Narrowing(
+                    f"{at}/{key}", (5, 24), None,
+                    "its match can depend on where the text ends ($, \\Z, \\K, a look-ahead for the end): 5.24 holds "
+                    "it back until more text decides, which moves events while streaming and, at the end of a "
+                    "prompt or with \\K, changes one-shot results"))
 
 
 def _walk(node: Any, pointer: str = ""):

@@ -1,4 +1,4 @@
-"""Loading a ``response_template`` dict: every check transformers 5.23.0 makes, in its order, with
+"""Loading a ``response_template`` dict: every check transformers makes (each release's, releases.py), in its order, with
 its exception types and messages (docs/response-template.md#structure-of-a-template,
 #fields, #load-errors), and the compiled form
 the scanner runs.
@@ -18,7 +18,8 @@ from typing import Any
 import regex
 
 from ..depth import RUNTIME_DEFAULTS_DEPTH, RUNTIME_TRANSFORM_DEPTH, regex_groups_too_deep, value_too_deep
-from .parsers import PARSERS
+from .parsers import parsers_of
+from .releases import Release, release as release_of
 from .transform import check_transform_strings
 
 TOP_LEVEL_KEYS = frozenset({"version", "defaults", "fields", "start_anchor", "start_anchor_pattern"})
@@ -37,6 +38,7 @@ FIELD_KEYS = frozenset(
         "transform_each",
     }
 )
+FIELD_KEYS_BEFORE_JOIN = FIELD_KEYS - {"join"}  # 5.13-5.15
 
 
 # What may make a pattern's match depend on where the search starts (see Delimiter.reusable):
@@ -79,6 +81,7 @@ class Template:
     fields: dict  # name -> Field, in declaration order
     anchor: Delimiter
     implicit: Any  # the name of the field without an opener, or None
+    release: Release  # the release whose engine loaded it, and runs it
 
     @property
     def anchor_kind(self) -> str:
@@ -136,16 +139,17 @@ def _check_shape(spec: Any) -> None:
         raise ValueError("response_template.fields must be a non-empty dict")
 
 
-def _field(name: Any, spec: Any) -> Field:
+def _field(name: Any, spec: Any, release: Release) -> Field:
     scope = f"Field '{name}'"
     if not isinstance(spec, dict):
         raise ValueError(f"{scope} must be a dict")
-    unknown = set(spec) - FIELD_KEYS
+    unknown = set(spec) - (FIELD_KEYS if release.has("join") else FIELD_KEYS_BEFORE_JOIN)
     if unknown:
         raise ValueError(f"{scope}: unknown keys {sorted(unknown)}")
     content = spec.get("content", "text")
-    if content not in PARSERS:
-        raise ValueError(f"{scope}: unknown content parser '{content}'. Available: {sorted(PARSERS)}")
+    parsers = parsers_of(release)
+    if content not in parsers:
+        raise ValueError(f"{scope}: unknown content parser '{content}'. Available: {sorted(parsers)}")
     opener = _delimiter(scope, spec, "open", "open_pattern")
     closer = _delimiter(scope, spec, "close", "close_pattern")
     join = spec.get("join")
@@ -162,7 +166,7 @@ def _field(name: Any, spec: Any) -> Field:
     if transform is not None:
         if value_too_deep(transform, RUNTIME_TRANSFORM_DEPTH):  # where the runtime's check runs out of recursion
             raise RecursionError("maximum recursion depth exceeded")
-        check_transform_strings(scope, transform)
+        check_transform_strings(scope, transform, release)
     else:
         groups: set = set()
         for delimiter in (opener, closer):
@@ -189,14 +193,19 @@ def _field(name: Any, spec: Any) -> Field:
     )
 
 
-def load_template(spec: Any) -> Template:
-    """Check and compile a template dict as transformers does when a parser is built.
-    A ``Template`` is returned unchanged. Every problem is the runtime's ValueError (or, for
-    values transformers does not expect at all, the error its own code runs into)."""
+def load_template(spec: Any, runtime: Any = None) -> Template:
+    """Check and compile a template dict as transformers ``runtime`` (a release name or
+    ``Release``; None: the newest) does when a parser is built. A ``Template`` is returned
+    unchanged (it must have been loaded for the same release). Every problem is the runtime's
+    ValueError (or, for values transformers does not expect at all, the error its own code runs
+    into)."""
     if isinstance(spec, Template):
+        if runtime is not None and release_of(runtime) != spec.release:
+            raise ValueError(f"this template was loaded for transformers {spec.release}, not {release_of(runtime)}")
         return spec
+    release = release_of(runtime)
     _check_shape(spec)
-    fields = {name: _field(name, field) for name, field in spec["fields"].items()}
+    fields = {name: _field(name, field, release) for name, field in spec["fields"].items()}
     implicit = [name for name, field in fields.items() if field.open is None]
     if len(implicit) > 1:
         raise ValueError(
@@ -208,22 +217,26 @@ def load_template(spec: Any) -> Template:
         raise ValueError("response_template must define 'start_anchor' or 'start_anchor_pattern'.")
     if value_too_deep(spec.get("defaults", {}), RUNTIME_DEFAULTS_DEPTH):  # where the runtime's deepcopy runs out
         raise RecursionError("maximum recursion depth exceeded")
+    # Copied whole even for the releases before 5.21 that keep the caller's lists: a parse must never
+    # change the document being edited. Those releases share a list default between the parses of
+    # one loaded template (ResponseParser copies only the outer dict), as they do.
     return Template(
         defaults=deepcopy(spec.get("defaults", {})),
         fields=fields,
         anchor=anchor,
         implicit=implicit[0] if implicit else None,
+        release=release,
     )
 
 
-def load_failure(spec: Any) -> str | None:
+def load_failure(spec: Any, runtime: Any = None) -> str | None:
     """None when transformers loads ``spec``; else what it raises when it does, as one line: a
     ValueError's message (the checks of docs/response-template.md#load-errors), or another exception's type and message (the
     runtime's own code running into a value it does not expect: ``"content": {...}`` is a
     ``TypeError: unhashable type: 'dict'``, a pattern that is not a string a TypeError, a
     transform nested past the recursion limit a RecursionError)."""
     try:
-        load_template(spec)
+        load_template(spec, runtime)
     except Exception as exc:  # noqa: BLE001 - whatever the runtime raises on load is the answer
         return describe_load_error(exc)
     return None

@@ -147,14 +147,18 @@ def replay(
     time_limit: float | None = DEFAULT_TIME_LIMIT,
     max_steps: int = MAX_STEPS,
     oneshot: TemplateTrace | None = None,
+    runtime: Any = None,
 ) -> Replay:
     """Feed ``output`` in chunks of ``chunk`` characters and record every call (see the module's
     docstring). What the parser raises on construction (a bad template) is raised; what a call
-    raises ends the replay there. ``oneshot``: the one-shot trace, if the caller has it."""
+    raises ends the replay there. ``oneshot``: the one-shot trace, if the caller has it (made for the
+same ``runtime``, the transformers release to behave as; None: the newest)."""
     asked = max(1, chunk)
     chunk = max(asked, -(-len(output) // max_steps)) if max_steps else asked
     watch = _Watch()
-    parser = ResponseParser(response_template, prefix=prefix, tools=tools, time_limit=time_limit, recorder=watch)
+    parser = ResponseParser(
+        response_template, prefix=prefix, tools=tools, time_limit=time_limit, recorder=watch, runtime=runtime
+    )
     implicit = parser.template.implicit
     tail = parser.prefix_tail
     base = len(tail)
@@ -183,7 +187,9 @@ def replay(
     if failure is not None:
         result.error = _error(failure)
     if oneshot is None:
-        oneshot = trace_response(output, response_template, prefix=prefix, tools=tools, time_limit=time_limit)
+        oneshot = trace_response(
+            output, response_template, prefix=prefix, tools=tools, time_limit=time_limit, runtime=runtime
+        )
     result.oneshot_message = oneshot.message
     result.oneshot_error = f"{oneshot.error.type}: {oneshot.error.message}" if oneshot.error is not None else None
     result.flags = _flags(result, streamed, oneshot, parser)

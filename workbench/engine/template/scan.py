@@ -5,7 +5,9 @@ how much text must be held back because a delimiter may still be arriving
 Every watched delimiter is searched from the current position, with ``partial=True`` while more
 text may come. A match is *pending* if it is partial, or complete but able to change with more
 text: it ends at the buffer's edge and is zero-width, a regex, or a literal that another literal
-of its list extends. Pending matches hold back everything from their start. Among the other
+of its list extends; or (5.24 on, ``Extended``) it is a regex match ending before the edge that
+comes out different when the text is followed by one more character. Pending matches hold back
+everything from their start. Among the other
 (committable) matches the winner is the earliest start, then the longest, then an opener before
 a closer, then the smaller field name; it must start before every pending match.
 """
@@ -72,6 +74,36 @@ def _search_now(watched: Watched, buffer: str, pos: int, final: bool, limit: flo
         raise TemplateRegexTimeout(("fields", watched.field.name, watched.delimiter.key), limit) from None
 
 
+class Extended:
+    r"""5.24's test for a regex match that ends before the buffer's edge: match the pattern again at
+    the match's start in the buffer followed by ``"\x00"`` (neither a newline nor the end of the
+    text); a match that moves, fails or captures differently relied on where the text ends (``$``
+    before a trailing newline, ``\Z`` in a look-ahead, and, as it happens, ``\K`` and reverse
+    patterns) and is held. The extended buffer is built once per buffer, not once per test, and a
+    verdict is kept for as long as the same match is reused (see scan's memo): the runtime copies
+    the buffer for every test, which would make a long one-shot parse quadratic here."""
+
+    def __init__(self) -> None:
+        self._of: str | None = None
+        self._text = ""
+
+    def held(self, watched: Watched, match: Any, buffer: str, limit: float | None, memo: dict | None) -> bool:
+        if memo is not None:
+            cached = memo.get(("held", watched.memo_key))
+            if cached is not None and cached[0] is match:
+                return cached[1]
+        if self._of is not buffer:
+            self._of, self._text = buffer, buffer + "\x00"
+        try:
+            again = watched.delimiter.pattern.match(self._text, match.start(), timeout=limit)
+        except TimeoutError:
+            raise TemplateRegexTimeout(("fields", watched.field.name, watched.delimiter.key), limit) from None
+        verdict = again is None or again.span() != match.span() or again.groupdict() != match.groupdict()
+        if memo is not None:
+            memo[("held", watched.memo_key)] = (match, verdict)
+        return verdict
+
+
 def _may_change(delimiter: Delimiter, match: Any, buffer_end: int) -> bool:
     """Whether a complete match could still turn out different once more text arrives."""
     if match.end() != buffer_end:
@@ -89,12 +121,14 @@ def scan(
     limit: float | None,
     memo: dict | None = None,
     ties: list | None = None,
+    extended: Extended | None = None,
 ) -> tuple[Found | None, int]:
     """The delimiter match to act on now (or None), and where held-back text starts
     (``len(buffer)`` when nothing is held). With ``final`` nothing is pending. ``memo``: a dict
     kept by the caller for as long as ``buffer`` and ``final`` stay the same. ``ties`` (for a
     trace): when committable matches start where the winner does, their ``(rank, Found)``
-    pairs, best first, are appended to it as one list."""
+    pairs, best first, are appended to it as one list. ``extended``: given from 5.24 on (see
+    ``Extended``)."""
     best: Watched | None = None  # the winner so far, its match, start and end
     best_match: Any = None
     best_start = best_end = 0
@@ -126,7 +160,12 @@ def scan(
         if match is None:
             continue
         end = match.end()
-        if not final and (match.partial or (end == edge and _may_change(entry.delimiter, match, edge))):
+        if not final and (
+            match.partial
+            or (end == edge and _may_change(entry.delimiter, match, edge))
+            or (end != edge and extended is not None and entry.delimiter.literals is None
+                and extended.held(entry, match, buffer, limit, memo))
+        ):
             if start < hold_from:
                 hold_from = start
             continue

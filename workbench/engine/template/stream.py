@@ -1,5 +1,5 @@
-"""``ResponseParser``: the streaming parser, with transformers 5.23.0's API and events
-(docs/response-template.md#finding-regions, #streaming).
+"""``ResponseParser``: the streaming parser, with transformers' API and events, as the release it
+is given runs it (releases.py; docs/response-template.md#finding-regions, #streaming).
 
 The text is cut into disjoint regions, left to right. One region is current at a time: an
 explicit field (opened by its opener), the implicit field (the one without an opener, opened by
@@ -24,7 +24,8 @@ from typing import Any
 from .errors import DEFAULT_TIME_LIMIT, TemplateRegexTimeout
 from .load import Template, load_template
 from .parsers import CLEAN_CHUNK_PARSERS, parse_content
-from .scan import OPEN, scan, scan_literal, watchlist
+from .releases import release as release_of
+from .scan import OPEN, Extended, scan, scan_literal, watchlist
 from .tools import cast_tool_calls, tool_parameters
 from .transform import shape
 
@@ -45,8 +46,10 @@ def _empty(value: Any) -> bool:
 class ResponseParser:
     """``ResponseParser(template, prefix, *, tools=None)``: ``initial_events`` (from the prefix's
     tail after the last start anchor), ``feed(chunk) -> events``, ``finalize() -> (message,
-    events)``. ``time_limit`` (ours): seconds allowed for each regex search, None for no limit;
-    ``recorder`` (ours): a ``trace.Recorder`` that watches the parse."""
+    events)``. ``runtime`` (ours): the transformers release to behave as (a name such as "5.23",
+    or a ``Release``; None: the one a loaded ``Template`` was loaded for, else the newest);
+    ``time_limit`` (ours): seconds allowed for each regex search, None for no limit; ``recorder``
+    (ours): a ``trace.Recorder`` that watches the parse."""
 
     def __init__(
         self,
@@ -56,15 +59,25 @@ class ResponseParser:
         tools: Any = None,
         time_limit: float | None = DEFAULT_TIME_LIMIT,
         recorder: Any = None,
+        runtime: Any = None,
     ) -> None:
-        self.template: Template = load_template(response_template)
+        if isinstance(response_template, Template) and runtime is None:
+            runtime = response_template.release
+        self.release = release = release_of(runtime)
+        if tools is not None and not release.has("tools"):
+            raise TypeError("ResponseParser.__init__() got an unexpected keyword argument 'tools'")
+        self.template: Template = load_template(response_template, release)
         if prefix is None:
             raise ValueError(PREFIX_REQUIRED)
         self._limit = time_limit
         self._tool_parameters = tool_parameters(tools)
         self._buffer = ""
         self._pos = 0
-        self._output: dict = deepcopy(self.template.defaults)
+        # Before 5.21 the outer dict only: a list default is shared by every parse of the template.
+        self._output: dict = deepcopy(self.template.defaults) if release.has("fresh_defaults") else dict(self.template.defaults)
+        self._close_captures = release.has("close_captures")
+        # 5.24 on: a regex match that ends before the end of the text is held if more text could change it.
+        self._extended: Extended | None = Extended() if release.has("hold_regex_matches") else None
         self._current: Any = self.template.implicit
         self._captures: dict = {}
         self._body: list[str] = []  # the region's text so far, joined when it closes (appending
@@ -173,7 +186,9 @@ class ResponseParser:
             if not final and len(watched) == 1 and watched[0].literal_pattern is not None and self._ties is None:
                 found, hold_from = scan_literal(watched[0], self._buffer, self._pos)
             else:
-                found, hold_from = scan(watched, self._buffer, self._pos, final, self._limit, memo, self._ties)
+                found, hold_from = scan(
+                    watched, self._buffer, self._pos, final, self._limit, memo, self._ties, self._extended
+                )
             if found is None:
                 if final:
                     if self._pos < len(self._buffer):
@@ -194,8 +209,10 @@ class ResponseParser:
                 self._close(events)
                 self._open(events, found.field, match)
                 continue
-            # The implicit region's closer (an explicit region watches only its own).
+            # A region's closer: the explicit region's own, or the implicit region's.
             had_text = self._opened
+            if self._close_captures:
+                self._captures.update({name: value for name, value in match.groupdict().items() if value is not None})
             self._close(events, match)
             if not had_text and match.start() == match.end():
                 return  # the runtime stops here: an empty closer on an empty region
@@ -231,10 +248,13 @@ class ResponseParser:
             name = self._current
             field = self.template.fields[name]
             # Through attributes, so a recorder can watch each stage (see __init__).
-            value = self._parse("".join(self._body), field.content, field.content_args, self._limit, ("fields", name, "content_args"))
-            value = self._shape(value, field, self._captures)
+            release = self.release
+            value = self._parse(
+                "".join(self._body), field.content, field.content_args, self._limit, ("fields", name, "content_args"), release
+            )
+            value = self._shape(value, field, self._captures, release)
             if self._tool_parameters:
-                value = self._cast(value, self._tool_parameters)
+                value = self._cast(value, self._tool_parameters, release)
             if field.join is not None:
                 if not isinstance(value, str):
                     raise ValueError(
@@ -254,10 +274,20 @@ class ResponseParser:
 
 
 def parse_response(
-    text: str, response_template: Any, *, prefix: str | None = None, tools: Any = None, time_limit: float | None = DEFAULT_TIME_LIMIT
+    text: str,
+    response_template: Any,
+    *,
+    prefix: str | None = None,
+    tools: Any = None,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
+    runtime: Any = None,
 ) -> dict:
     """The message transformers' ``parse_response`` gives: ``feed(text)`` then ``finalize()``."""
-    parser = ResponseParser(load_template(response_template), prefix=prefix, tools=tools, time_limit=time_limit)
+    if isinstance(response_template, Template) and runtime is None:
+        runtime = response_template.release
+    if tools is not None and not release_of(runtime).has("tools"):
+        raise TypeError("parse_response() got an unexpected keyword argument 'tools'")
+    parser = ResponseParser(response_template, prefix=prefix, tools=tools, time_limit=time_limit, runtime=runtime)
     parser.feed(text)
     message, _ = parser.finalize()
     return message

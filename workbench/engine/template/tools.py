@@ -4,7 +4,7 @@
 After any region closes, every ``{"function": {"name": str, "arguments": dict}}`` in its value
 (alone, or in a list, at any list depth) has its string arguments cast in place, trying the
 declared types in order; a cast that fails leaves the string. Lists of strings are cast item by
-item unless ``array`` is one of the types.
+item unless ``array`` is one of the types (5.18 on). What changed in which release: releases.py.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from inspect import isfunction, ismethod
 from typing import Any
 
 from .parsers import _check_depth
+from .releases import NEWEST, Release
 
 
 def _json_schema_of(function: Any) -> dict:
@@ -38,39 +39,41 @@ def tool_parameters(tools: Any) -> dict:
     return parameters_of
 
 
-def declared_types(schema: Any) -> tuple:
+def declared_types(schema: Any, release: Release = NEWEST) -> tuple:
     """The type names a property schema allows, in order: ``type`` (a string or list), then
-    ``anyOf`` and ``oneOf`` choices, then ``null`` if ``nullable``."""
+    ``anyOf`` and (5.18 on) ``oneOf`` choices, then ``null`` if ``nullable``."""
     if not isinstance(schema, dict):
         return ()
     declared = schema.get("type")
     types = [declared] if isinstance(declared, str) else []
     if isinstance(declared, list):
         types.extend(name for name in declared if isinstance(name, str))
-    for union in ("anyOf", "oneOf"):
+    for union in ("anyOf", "oneOf") if release.has("tools_one_of") else ("anyOf",):
         for choice in schema.get(union) or []:
-            types.extend(declared_types(choice))
+            types.extend(declared_types(choice, release))
     if schema.get("nullable") and "null" not in types:
         types.append("null")
     return tuple(types)
 
 
-def _as_integer(raw: str) -> Any:
+def _as_integer(raw: str, release: Release) -> Any:
     try:
         return int(raw)
     except ValueError:
+        if not release.has("tools_whole_floats"):
+            raise
         number = float(raw)  # "3.0" is an integer too
         if not number.is_integer():
             raise
         return int(number)
 
 
-def cast(raw: str, types: tuple) -> Any:
+def cast(raw: str, types: tuple, release: Release = NEWEST) -> Any:
     """``raw`` as the first of ``types`` it reads as, else ``raw`` unchanged."""
     for name in types:
         try:
             if name == "integer":
-                return _as_integer(raw)
+                return _as_integer(raw, release)
             if name == "number":
                 number = float(raw)
                 if number != number or number in (float("inf"), float("-inf")):
@@ -90,10 +93,10 @@ def cast(raw: str, types: tuple) -> Any:
     return raw
 
 
-def cast_tool_calls(value: Any, parameters_of: dict) -> Any:
+def cast_tool_calls(value: Any, parameters_of: dict, release: Release = NEWEST) -> Any:
     """``value`` with the arguments of every tool call in it cast in place (lists rebuilt)."""
     if isinstance(value, list):
-        return [cast_tool_calls(item, parameters_of) for item in value]
+        return [cast_tool_calls(item, parameters_of, release) for item in value]
     function = value.get("function") if isinstance(value, dict) else None
     if not isinstance(function, dict):
         return value
@@ -105,11 +108,11 @@ def cast_tool_calls(value: Any, parameters_of: dict) -> Any:
         for key, argument in arguments.items():
             if key not in properties:
                 continue
-            types = declared_types(properties[key])
+            types = declared_types(properties[key], release)
             if not types:
                 continue
             if isinstance(argument, str):
-                arguments[key] = cast(argument, types)
-            elif isinstance(argument, list) and "array" not in types:
-                arguments[key] = [cast(item, types) if isinstance(item, str) else item for item in argument]
+                arguments[key] = cast(argument, types, release)
+            elif isinstance(argument, list) and ("array" not in types or not release.has("tools_one_of")):
+                arguments[key] = [cast(item, types, release) if isinstance(item, str) else item for item in argument]
     return value

@@ -53,13 +53,16 @@ def trace_response(
     prefix: str | None = None,
     tools: Any = None,
     time_limit: float | None = DEFAULT_TIME_LIMIT,
+    runtime: Any = None,
 ) -> TemplateTrace:
     """``parse_response(text, ...)`` with its trace. What ``parse_response`` raises before it
     reads any text (a bad template, ``prefix=None``, bad tools) is raised; what it raises while
     parsing is the trace's ``error``, with everything recorded up to there."""
     recorder = Recorder()
     try:
-        parser = ResponseParser(response_template, prefix=prefix, tools=tools, time_limit=time_limit, recorder=recorder)
+        parser = ResponseParser(
+            response_template, prefix=prefix, tools=tools, time_limit=time_limit, recorder=recorder, runtime=runtime
+        )
         parser.feed(text)
         message, _ = parser.finalize()
     except Exception as exc:  # what the runtime raises on this text: part of the trace
@@ -137,18 +140,18 @@ class Recorder:
 
     # The stages of a closing region's value ------------------------------------------------------
 
-    def _parse(self, body: str, content: Any, args: Any, limit: Any, where: tuple) -> Any:
-        value = self.pending.parsed = parse_content(body, content, args, limit, where)
+    def _parse(self, body: str, content: Any, args: Any, limit: Any, where: tuple, release: Any) -> Any:
+        value = self.pending.parsed = parse_content(body, content, args, limit, where, release)
         return value
 
-    def _shape(self, value: Any, field: Any, captures: dict) -> Any:
-        value = self.pending.transformed = shape(value, field, captures)
+    def _shape(self, value: Any, field: Any, captures: dict, release: Any) -> Any:
+        value = self.pending.transformed = shape(value, field, captures, release)
         return value
 
-    def _cast(self, value: Any, parameters: dict) -> Any:
+    def _cast(self, value: Any, parameters: dict, release: Any) -> Any:
         # Casting changes tool arguments in place, and the transformed value shares them with the
         # parsed one: cast a copy, so both stay as they were.
-        value = self.pending.cast = cast_tool_calls(deepcopy(value), parameters)
+        value = self.pending.cast = cast_tool_calls(deepcopy(value), parameters, release)
         return value
 
     # ---------------------------------------------------------------------------------------------

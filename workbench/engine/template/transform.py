@@ -12,18 +12,26 @@ from typing import Any
 
 import regex
 
+from .releases import NEWEST, Release
+
 PLACEHOLDER = regex.compile(r"\{(\w+(?:\.\w+)*)\}")
+PLACEHOLDER_UNDOTTED = regex.compile(r"\{(\w+)\}")  # 5.13-5.15: "{content.name}" is literal text
 
 
-def check_transform_strings(scope: str, transform: Any) -> None:
+def placeholder_pattern(release: Release) -> Any:
+    return PLACEHOLDER if release.has("dotted_placeholders") else PLACEHOLDER_UNDOTTED
+
+
+def check_transform_strings(scope: str, transform: Any, release: Release = NEWEST) -> None:
     """At load: a string may be a whole placeholder or a literal, never both mixed."""
+    placeholder = placeholder_pattern(release)
     if isinstance(transform, dict):
         for value in transform.values():
-            check_transform_strings(scope, value)
+            check_transform_strings(scope, value, release)
     elif isinstance(transform, list):
         for value in transform:
-            check_transform_strings(scope, value)
-    elif isinstance(transform, str) and PLACEHOLDER.search(transform) and not PLACEHOLDER.fullmatch(transform):
+            check_transform_strings(scope, value, release)
+    elif isinstance(transform, str) and placeholder.search(transform) and not placeholder.fullmatch(transform):
         raise ValueError(
             f"{scope}: transform string {transform!r} mixes a {{placeholder}} with literal text. "
             'Use either a whole-string placeholder (e.g. "{content}") or a plain literal; '
@@ -46,24 +54,25 @@ def lookup(path: str, scope: dict) -> Any:
     return value
 
 
-def apply_transform(transform: Any, scope: dict) -> Any:
+def apply_transform(transform: Any, scope: dict, placeholder_re: Any = PLACEHOLDER) -> Any:
     if isinstance(transform, dict):
-        return {key: apply_transform(value, scope) for key, value in transform.items()}
+        return {key: apply_transform(value, scope, placeholder_re) for key, value in transform.items()}
     if isinstance(transform, list):
-        return [apply_transform(value, scope) for value in transform]
+        return [apply_transform(value, scope, placeholder_re) for value in transform]
     if isinstance(transform, str):
-        placeholder = PLACEHOLDER.fullmatch(transform)
+        placeholder = placeholder_re.fullmatch(transform)
         if placeholder:
             return lookup(placeholder.group(1), scope)
     return transform
 
 
-def shape(value: Any, field: Any, captures: dict) -> Any:
+def shape(value: Any, field: Any, captures: dict, release: Release = NEWEST) -> Any:
     """A field's parsed ``value`` after its ``transform`` (if any)."""
     if field.transform is None:
         return value
+    placeholder = placeholder_pattern(release)
     if not field.transform_each:
-        return apply_transform(field.transform, {**captures, "content": value})
+        return apply_transform(field.transform, {**captures, "content": value}, placeholder)
     if not isinstance(value, list):
         raise ValueError(
             f"Field '{field.name}': transform_each requires the parsed content to be a list, got {type(value).__name__}."
@@ -75,5 +84,5 @@ def shape(value: Any, field: Any, captures: dict) -> Any:
                 f"Field '{field.name}': transform_each requires each list element to be a dict, "
                 f"got {type(item).__name__}."
             )
-        shaped.append(apply_transform(field.transform, {**captures, **item}))
+        shaped.append(apply_transform(field.transform, {**captures, **item}, placeholder))
     return shaped
