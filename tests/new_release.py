@@ -189,7 +189,7 @@ def run_suites(version: str, examples: int | None) -> tuple[int, dict[str, int],
         report = Path(scratch) / "report.xml"
         command = [sys.executable, "-m", "pytest", "tests", "-m", MARKER, "--tb=line", f"--junitxml={report}",
                    "-o", "junit_family=xunit2"]
-        print(f"$ {template_oracle.NEW_RELEASE_VARIABLE}={version} {' '.join(command[1:])}", flush=True)
+        print(f"$ {template_oracle.NEW_RELEASE_VARIABLE}={version} python {' '.join(command[1:])}", flush=True)
         code = subprocess.run(command, cwd=ROOT, env=env, check=False).returncode
         if not report.is_file():
             return code, {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}, []
