@@ -20,7 +20,7 @@ Adding a release, step by step:
      read each ImportError, as the comment above RELEASES says), and run the command again.
   b. Chat parsing unchanged and every suite passes: add the row "5.25.0" to RELEASES (the same pins as
      the newest row), and teach the engine the release name (runtime="5.25", behaving as the newest).
-  c. It changed, or a suite fails: write each change down (RESPONSE_TEMPLATE.md, docs/response-template.md),
+  c. It changed, or a suite fails: write each change down (docs/response-template.md#release-differences),
      implement it in workbench/engine/template/ behind runtime="5.25", add hand-written cases for it
      (tests/test_template_engine.py; cases whose expectation belongs to older releases only go in its
      CASES_5_23_ONLY or a set like it), and add the row. Then `python -m pytest` runs every differential
@@ -210,7 +210,7 @@ def next_steps(version: str, diff: str, code: int | None, failed: Sequence[str])
         ]
     steps = []
     if diff:
-        steps.append("read the diff above; write each change down (RESPONSE_TEMPLATE.md, docs/response-template.md)")
+        steps.append("read the diff above; write each change down (docs/response-template.md#release-differences)")
         steps.append(f"implement the changes in workbench/engine/template/ behind runtime=\"{minor}\", with hand-written cases")
     if code != 0:
         steps.append(f"{len(failed)} test(s) failed: each is a difference between {version} and our newest behaviour"
