@@ -81,3 +81,17 @@ def test_every_cited_anchor_is_a_heading():
             elif anchor not in pages[page]:
                 missing.append(f"{rel}: docs/{page}#{anchor} is not a heading")
     assert not missing, "\n".join(missing)
+
+
+def test_the_release_tables_name_every_change_in_the_engine():
+    """README's and docs/response-template.md's release tables list every release at which the
+    engine's one table (releases.CHANGES) changes behaviour, and no other."""
+    import re
+
+    from workbench.engine.template.releases import CHANGES
+
+    wanted = {f"{c.since[0]}.{c.since[1]}" for c in CHANGES}
+    for path in (ROOT / "README.md", ROOT / "docs" / "response-template.md"):
+        text = path.read_text(encoding="utf-8")
+        rows = set(re.findall(r"^\| (5\.\d+) \|", text, flags=re.MULTILINE)) - {"5.13"}
+        assert rows >= wanted, f"{path.name} lacks {sorted(wanted - rows)}"
