@@ -17,8 +17,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_release_must_be_a_new_full_version():
-    assert check_version("5.25.0") == "5.25.0" and check_version(" 6.0.1 ") == "6.0.1"
-    assert check_version("5.24.1") == "5.24.1"
+    supported = ["5.23.0", "5.24.0"]
+    assert check_version("5.25.0", supported) == "5.25.0" and check_version(" 6.0.1 ", supported) == "6.0.1"
+    assert check_version("5.24.1", supported) == "5.24.1"
+    assert check_version("99.0.0") == "99.0.0"  # the table in tests/template_oracle.py by default
     for bad, phrase in [
         ("5.25", "not a release"),
         ("v5.25.0", "not a release"),
@@ -28,7 +30,7 @@ def test_the_release_must_be_a_new_full_version():
         ("5.22.0", "older than the newest supported release, 5.24.0"),
     ]:
         with pytest.raises(new_release.UsageError, match=phrase):
-            check_version(bad)
+            check_version(bad, supported)
     assert check_version("5.24.0", supported=["5.23.0"]) == "5.24.0"
 
 
