@@ -92,6 +92,19 @@ def release_oracle(release):
     return oracle
 
 
+@pytest.fixture(scope="session")
+def newest_oracle():
+    """The oracle of the newest supported release (tests/template_oracle.py's NEWEST, 5.24.0): what the
+    CLI and the TUI, which run our engine's newest behaviour unless told otherwise, are compared with."""
+    from template_oracle import NEWEST, TemplateOracle, session_python
+
+    oracle = _RELEASE_ORACLES.get(NEWEST)
+    if oracle is None:
+        oracle = _RELEASE_ORACLES[NEWEST] = TemplateOracle(session_python(NEWEST), version=NEWEST)
+    oracle.start()
+    return oracle
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _close_release_oracles():
     yield

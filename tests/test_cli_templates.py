@@ -1,4 +1,5 @@
-"""`workbench parse` and `validate` on response templates: what transformers 5.23.0 gives.
+"""`workbench parse` and `validate` on response templates: what transformers gives in its newest
+supported release (5.24.0, the `newest_oracle` fixture), which the CLI runs unless told otherwise.
 
 The templates are the runtime's own fallbacks (docs/response-template.md#fallback-templates); the outputs and prompts
 are written here in each family's format. Every result is compared with the runtime itself.
@@ -51,14 +52,14 @@ def files(tmp_path: Path, template, prompt: str, output: str) -> tuple[Path, Pat
 
 @pytest.mark.parametrize("tools", [None, TOOLS], ids=["no tools", "tools"])
 @pytest.mark.parametrize("name, template, prompt, output", CASES, ids=[c[0] for c in CASES])
-def test_parse_gives_what_the_runtime_gives(tmp_path, template_oracle, name, template, prompt, output, tools):
+def test_parse_gives_what_the_runtime_gives(tmp_path, newest_oracle, name, template, prompt, output, tools):
     t, p, o = files(tmp_path, template, prompt, output)
     args = ["parse", str(o), "--schema", str(t), "--prefix-file", str(p)]
     if tools is not None:
         (tmp_path / "tools.json").write_text(json.dumps(tools), encoding="utf-8")
         args += ["--tools", str(tmp_path / "tools.json")]
     result = run(*args)
-    expected = template_oracle.parse(output, template, prefix=prompt, tools=tools)
+    expected = newest_oracle.parse(output, template, prefix=prompt, tools=tools)
     assert "is a response_template" in result.stderr
     if expected[0] == "value":
         assert result.exit_code == 0, result.stderr
@@ -71,13 +72,13 @@ def test_parse_gives_what_the_runtime_gives(tmp_path, template_oracle, name, tem
 
 @pytest.mark.parametrize("chunk", [1, 4, 7])
 @pytest.mark.parametrize("name, template, prompt, output", CASES[:-1], ids=[c[0] for c in CASES[:-1]])
-def test_stream_gives_the_runtimes_events(tmp_path, template_oracle, name, template, prompt, output, chunk):
+def test_stream_gives_the_runtimes_events(tmp_path, newest_oracle, name, template, prompt, output, chunk):
     t, p, o = files(tmp_path, template, prompt, output)
     result = run("parse", str(o), "--schema", str(t), "--prefix-file", str(p), "--stream", "--chunk", str(chunk))
     assert result.exit_code == 0, result.stderr
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     chunks = [output[i : i + chunk] for i in range(0, len(output), chunk)]
-    expected = template_oracle.stream(chunks, template, prefix=prompt)
+    expected = newest_oracle.stream(chunks, template, prefix=prompt)
     assert expected["error"] is None
     assert lines[0] == {"step": "initial", "events": expected["initial_events"]}
     assert [line["events"] for line in lines[1:-2]] == expected["events"]
@@ -115,16 +116,16 @@ def test_trace_and_stream_are_one_or_the_other(tmp_path):
     assert result.exit_code == 2 and "--trace or --stream" in result.stderr
 
 
-def test_a_prompt_beside_the_sample_is_used_and_none_means_prefix_empty(tmp_path, template_oracle):
+def test_a_prompt_beside_the_sample_is_used_and_none_means_prefix_empty(tmp_path, newest_oracle):
     output = "I should greet</think>\n\nHello!<|im_end|>"
     t, p, o = files(tmp_path, QWEN3, CHATML_PROMPT + "<think>\n", output)
     p.rename(tmp_path / "out.prompt.txt")
     beside = run("parse", str(o), "--schema", str(t))
-    assert json.loads(beside.stdout) == template_oracle.parse(output, QWEN3, prefix=CHATML_PROMPT + "<think>\n")[1]
+    assert json.loads(beside.stdout) == newest_oracle.parse(output, QWEN3, prefix=CHATML_PROMPT + "<think>\n")[1]
     (tmp_path / "out.prompt.txt").unlink()
     none = run("parse", str(o), "--schema", str(t))
     assert 'prefix=""' in none.stderr
-    assert json.loads(none.stdout) == template_oracle.parse(output, QWEN3, prefix="")[1]
+    assert json.loads(none.stdout) == newest_oracle.parse(output, QWEN3, prefix="")[1]
 
 
 def test_a_template_the_runtime_rejects_is_unusable_with_its_message(tmp_path):
