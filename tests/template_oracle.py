@@ -14,9 +14,9 @@ request.
     oracle.version()                                # "5.24.0"
 
 In tests, use the session fixtures of tests/conftest.py: `template_oracle` (5.23.0, for what did not
-change between releases, such as chat-template rendering), and `release` / `release_oracle`, which
-run a differential test once per release in ORACLE_RELEASES with our engine called with the matching
-`runtime=`. They fail the run when an environment cannot be built, unless WORKBENCH_ALLOW_NO_ORACLE=1,
+change between releases, such as chat-template rendering, and the 5.23.0 goldens), `newest_oracle`
+(NEWEST, what the CLI runs by default), and `release` / `release_oracle`, which run a differential
+test once per release of oracle_releases() with our engine called with the matching `runtime=`. They fail the run when an environment cannot be built, unless WORKBENCH_ALLOW_NO_ORACLE=1,
 which makes them skip instead.
 
 Where: <repo>/.oracles/transformers-<version>/ (git-ignored), or under WORKBENCH_ORACLES (a folder
