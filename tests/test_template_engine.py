@@ -234,11 +234,18 @@ CASES: dict[str, tuple] = {
         "",
         "",
         None,
-        Raises(
-            ValueError,
-            "Field 'x': unknown content parser 'yaml'. Available: "
-            "['bool', 'float', 'int', 'json', 'kv-lines', 'text', 'xml-inline']",
-        ),
+        ByRelease({
+            "5.23": Raises(
+                ValueError,
+                "Field 'x': unknown content parser 'yaml'. Available: "
+                "['bool', 'float', 'int', 'json', 'kv-lines', 'text', 'xml-inline']",
+            ),
+            "5.24": Raises(
+                ValueError,
+                "Field 'x': unknown content parser 'yaml'. Available: "
+                "['bool', 'float', 'int', 'json', 'kv-lines', 'python-call-list', 'text', 'xml-inline']",
+            ),
+        }),
     ),
     "load-open-and-open-pattern": (
         tpl({"x": {"open": "<", "open_pattern": "<"}}),
@@ -418,11 +425,18 @@ CASES: dict[str, tuple] = {
         "",
         "",
         None,
-        Raises(
-            ValueError,
-            "Field 'x': unknown content parser 'yaml'. Available: "
-            "['bool', 'float', 'int', 'json', 'kv-lines', 'text', 'xml-inline']",
-        ),
+        ByRelease({
+            "5.23": Raises(
+                ValueError,
+                "Field 'x': unknown content parser 'yaml'. Available: "
+                "['bool', 'float', 'int', 'json', 'kv-lines', 'text', 'xml-inline']",
+            ),
+            "5.24": Raises(
+                ValueError,
+                "Field 'x': unknown content parser 'yaml'. Available: "
+                "['bool', 'float', 'int', 'json', 'kv-lines', 'python-call-list', 'text', 'xml-inline']",
+            ),
+        }),
     ),
     "load-repeats-not-type-checked": (
         tpl({"x": {"open": "<x>", "close": "</x>", "repeats": "no", "join": "+"}}),
