@@ -100,10 +100,31 @@ def check_name(value: Any) -> None:
     if minor > NEWEST_MINOR:
         release(value)
     if minor < SCHEMA_OLDEST:
-        release(value)  # "has no response_template engine"
+        raise UnknownRelease(f"transformers {_name(minor)} reads neither response_schema (5.3–5.14 do, from a tokenizer) "
+                             f"nor response_template (5.13 and later)")
+
+
+def runtimes_for_both(value: Any = None) -> tuple[dict[str, Runtime], list[str]]:
+    """For a command that runs both formats (``check``): what each format runs as under
+    ``--runtime value``, and, for a format that release does not read, a note saying it is left
+    out (that format is then missing from the mapping). ``UnknownRelease`` for a name that is no
+    release the workbench knows in either format."""
+    if value is None:
+        return {SCHEMA: schema_runtime(), TEMPLATE: template_runtime()}, []
+    check_name(value)
+    runtimes, notes = {}, []
+    try:
+        runtimes[TEMPLATE] = template_runtime(value)
+    except UnknownRelease as exc:
+        notes.append(f"response templates not checked: {exc}")
+    try:
+        runtimes[SCHEMA] = schema_runtime(value)
+    except RuntimeRefused as exc:
+        notes.append(f"response schemas not checked: {exc}")
+    return runtimes, notes
 
 
 __all__ = [
     "NEWEST", "RUNTIME_HELP", "Runtime", "RuntimeRefused", "UnknownRelease", "SCHEMA_NEWEST", "SCHEMA_OLDEST",
-    "check_name", "runtime_for", "schema_runtime", "template_runtime",
+    "check_name", "runtime_for", "runtimes_for_both", "schema_runtime", "template_runtime",
 ]

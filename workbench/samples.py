@@ -207,16 +207,18 @@ def _no_conflict_markers(path: Path, text: str) -> None:
         raise InputError(f"{path}:{line}: git conflict marker {found.group().strip()!r}: resolve the merge first")
 
 
-def judge(sample: Sample, parser: Any, *, time_limit: float = 2.0) -> Verdict:
+def judge(sample: Sample, parser: Any, *, time_limit: float = 2.0, runtime: Any = None) -> Verdict:
     """How ``parser`` (a schema or a template) fares on ``sample``, against its golden when it has
-    one (the TUI's sample bar and ``workbench check`` both ask this)."""
+    one (the TUI's sample bar and ``workbench check`` both ask this); a template as transformers
+    ``runtime`` runs it (a release name or ``Release``; None: the newest)."""
     if format_of(parser) == TEMPLATE:
         try:
             prompt, _ = sample.prompt()
         except InputError as exc:
             return Verdict(FAILS, str(exc), error=str(exc))
         try:
-            value, error = template_engine.parse_response(sample.text, parser, prefix=prompt, time_limit=time_limit), None
+            value, error = template_engine.parse_response(
+                sample.text, parser, prefix=prompt, time_limit=time_limit, runtime=runtime), None
         except Exception as exc:  # what transformers 5.23.0 raises on this output, named as it names it
             value, error = None, template_error(exc)
         return verdict_of(sample, value, error, TEMPLATE)
