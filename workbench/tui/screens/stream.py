@@ -46,6 +46,7 @@ class StreamSource:
     tools: Any
     fields: list[str]
     time_limit: float
+    runtime: str | None = None  # the transformers release the main screen behaves as
 
 
 class StreamScreen(Screen):
@@ -102,7 +103,7 @@ class StreamScreen(Screen):
         def run():
             worker = get_current_worker()
             return self.client.replay(source.template_text, source.sample_key, source.prefix, source.tools, chunk,
-                                      source.time_limit, lambda: worker.is_cancelled)
+                                      source.time_limit, lambda: worker.is_cancelled, source.runtime)
 
         self.run_worker(run, name="replay", group="replay", thread=True, exclusive=True, exit_on_error=False)
 
