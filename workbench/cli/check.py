@@ -55,6 +55,9 @@ def check(
     for note in notes:
         say(f"note: {note}")
     results = _gather(lambda *args: run_check(*args, runtimes=runtimes), schemas_dir, samples_dir, family)
+    if not results and notes:
+        raise stop(f"error: --runtime {runtime}: nothing to check: no family has a parser that transformers {runtime} reads",
+                   UNUSABLE)
     _show(results, as_json_output, as_json, _print_table)
     if update:
         done = update_goldens(samples_dir, results, force=force)

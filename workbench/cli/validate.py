@@ -43,7 +43,7 @@ def validate(
         raise stop(f"error: {exc}", FAILED)
     chosen = runtime_or_stop(format_of(value), runtime, value)
     if format_of(value) == TEMPLATE:
-        _validate_template(schema, value, chosen.release, samples)
+        _validate_template(schema, value, chosen.release if runtime is not None else None, samples)
     if samples is not None:
         raise stop(f"error: --samples is for response templates (the release matrix); {schema} is a response_schema", UNUSABLE)
     problems = validate_schema(value)
