@@ -68,7 +68,8 @@ def open_(
             check_json_depth(document.saved_text, str(document.path))
             tui_runtime = _tui_runtime(document.saved_text, runtime)
             if chat_template is not None:
-                samples += _probe_samples(chat_template, document, variable, Path(probes), render_budget(render_timeout))
+                samples += _probe_samples(chat_template, document, variable, Path(probes), render_budget(render_timeout),
+                                          tui_runtime)
         except InputError as exc:
             raise stop(f"error: {exc}", UNUSABLE)
         from ..tui.app import WorkbenchApp  # Textual is imported only for the TUI
@@ -119,7 +120,7 @@ def _template_path(sample: Path) -> Path | None:
     return schema.with_name(schema.stem + TEMPLATE_SUFFIX) if schema is not None else None
 
 
-def _probe_samples(chat_template: Path, document, variables: list[str], folder: Path, budget=None) -> list:
+def _probe_samples(chat_template: Path, document, variables: list[str], folder: Path, budget=None, runtime=None) -> list:
     """The round-trip probes as samples (output, prompt, golden) written into ``folder`` (which the
     caller removes): the sample bar gives each its verdict as the parser is edited. A progress line
     shows while the probes render, before the TUI starts."""
@@ -130,7 +131,7 @@ def _probe_samples(chat_template: Path, document, variables: list[str], folder: 
     from .output import ProgressLine
 
     model = load_chat_template(chat_template)
-    fmt, parse = parser_of(document.path or Path("schema"), parse_schema_text(document.saved_text, str(document.path)))
+    fmt, parse = parser_of(document.path or Path("schema"), parse_schema_text(document.saved_text, str(document.path)), runtime)
     variables_ = template_variables(variables)
     with ProgressLine(f"rendering {template_file(model, None)}: ") as progress:
         results = run_probes(model, None, parse, variables_, budget or RenderBudget(), progress)
