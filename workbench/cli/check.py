@@ -58,7 +58,8 @@ def check(
     if not results and notes:
         raise stop(f"error: --runtime {runtime}: nothing to check: no family has a parser that transformers {runtime} reads",
                    UNUSABLE)
-    _show(results, as_json_output, as_json, _print_table)
+    left_out = {fmt: f"not read by {runtime}" for fmt in (SCHEMA, TEMPLATE) if fmt not in runtimes}
+    _show(results, as_json_output, as_json, lambda found: _print_table(found, left_out))
     if update:
         done = update_goldens(samples_dir, results, force=force)
         for notice in done.notices:
@@ -71,7 +72,9 @@ def check(
     raise typer.Exit(OK if results and all(r.ok for r in results) else FAILED)
 
 
-def _print_table(results) -> None:
+def _print_table(results, left_out: dict[str, str] | None = None) -> None:
+    """``left_out``: the formats the release asked for does not read, and what their cells say."""
+    left_out = left_out or {}
     """One row per family: its schema and its template side by side, then where they disagree."""
     console = Console(highlight=False, soft_wrap=False, width=180)
     table = Table(show_edge=False, pad_edge=False)
@@ -84,7 +87,7 @@ def _print_table(results) -> None:
         schema, template = formats.get(SCHEMA), formats.get(TEMPLATE)
         problems = [f"{label}: {first}" for label, r in (("schema", schema), ("template", template)) if r and (first := _first_problem(r))]
         table.add_row(
-            escape(visible(family)), _cell(schema), _cell(template),
+            escape(visible(family)), _cell(schema, left_out.get(SCHEMA)), _cell(template, left_out.get(TEMPLATE)),
             escape(visible("; ".join(problems))), escape(visible(_disagreement(schema, template))),
         )
     console.print(table)
@@ -115,9 +118,9 @@ def _print_matrices(console: Console, results) -> None:
                   f"{'y' if len(same) == 1 else 'ies'}" + (f" ({', '.join(same)})" if len(same) <= 3 else ""))
 
 
-def _cell(result) -> str:
+def _cell(result, left_out: str | None = None) -> str:
     if result is None:
-        return "[dim]none[/]"
+        return f"[dim]{escape(left_out or 'none')}[/]"
     if result.problem:
         return "[red]error[/]"
     if result.ok:
