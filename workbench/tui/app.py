@@ -167,6 +167,8 @@ class WorkbenchApp(App):
         if noun == "template":
             yield SystemCommand("Streaming view", "Replay the output in chunks, event by event, with what a client suffers (ctrl+t)",
                                 main.action_stream)
+            yield SystemCommand("Release…", f"Behave as another transformers release, 5.13–5.24 (now {main.runtime}; ctrl+r)",
+                                main.action_pick_release)
             # The palette reads help texts as markup: the file name is escaped.
             yield SystemCommand("Save prompt", f"Write this sample's prompt to {markup_safe(main.prompt.target.name)} (ctrl+s in the prompt pane)",
                                 self.action_save_prompt)
