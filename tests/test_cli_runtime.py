@@ -218,3 +218,16 @@ def test_shipped_templates_agree_across_releases():
 def test_linear_does_not_take_a_runtime():
     result = run("check", ROOT / "schemas", ROOT / "sample_outputs", "--linear", "--runtime", "5.23")
     assert result.exit_code == 2 and "--runtime does not go with --linear" in result.stderr
+
+
+# ----- roundtrip and draft ----------------------------------------------------------------------------
+def test_roundtrip_and_draft_take_the_runtime():
+    chat = ROOT / "tests" / "chat_templates" / "channels.jinja"
+    refused = run("roundtrip", "--chat-template", chat, "--schema", ROOT / "schemas" / "qwen3.json", "--runtime", "5.20")
+    assert refused.exit_code == 2 and "5.15 and later do not read response_schema" in refused.stderr
+    older = run("draft", "--chat-template", chat, "--runtime", "5.13")
+    assert older.exit_code == 0, older.stderr
+    assert run("draft", "--chat-template", chat, "--runtime", "5.9").stderr.strip() == (
+        "error: --runtime 5.9: transformers 5.9 has no response_template engine (it exists from 5.13)")
+    assert run("roundtrip", "--chat-template", chat, "--template", ROOT / "schemas" / "gpt_oss.template.json",
+               "--runtime", "5.23").exit_code in (0, 1)
