@@ -85,6 +85,7 @@ class Analysis:
     prompt_runs: list[Paint] = field(default_factory=list)  # in offsets of the whole prompt
     seconds: float = 0.0
     verdict: Any = None  # the sample's Verdict, judged from this very trace (set by the worker)
+    runtime: str | None = None  # for a template: the transformers release it ran as (None: the newest)
     hung: str | None = None  # why there is no result: the run never answered
 
     @classmethod
@@ -303,12 +304,13 @@ def load_error_pointer(template: Any, message: str) -> str:
     return "/start_anchor" if "start_anchor" in message else ""
 
 
-def template_problems(template: Any, tools: Any = None) -> tuple[list[Problem], Releases]:
-    """What ``workbench validate`` says of a template: the first error transformers raises when it
-    loads it, and which releases give this result (each narrowing and note at its key)."""
+def template_problems(template: Any, tools: Any = None, runtime: Any = None) -> tuple[list[Problem], Releases]:
+    """What ``workbench validate`` says of a template: the first error transformers (``runtime``;
+    None: the newest) raises when it loads it, and which releases give this result (each narrowing
+    and note at its key)."""
     problems = []
     try:
-        load_template(template)
+        load_template(template, runtime)
     except Exception as exc:  # noqa: BLE001 - what the runtime raises on load, in its words
         message = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
         problems.append(Problem(load_error_pointer(template, str(exc)), ERROR, message))
@@ -335,6 +337,7 @@ def analyze(
     tools: Any = None,
     template_work: Callable[[], ContextManager] = contextlib.nullcontext,
     with_outline: bool = True,
+    runtime: str | None = None,
 ) -> Analysis:
     """``cache`` and ``memo``: what earlier runs on this sample left, so that an edit re-runs
     only the schema nodes it touches and recolours only the fields they belong to (the TUI's
@@ -342,9 +345,10 @@ def analyze(
     before the colours: only the parse can run away. For a template: ``prefix`` (the sample's
     prompt) and ``tools``; the template parse runs inside ``template_work()`` (the analysis process
     lets a newer edit interrupt it there). ``with_outline=False`` leaves the template's tree to
-    ``add_outline``: the analysis process sends the trace alone, which is several times smaller."""
+    ``add_outline``: the analysis process sends the trace alone, which is several times smaller.
+    ``runtime``: the transformers release a template runs as (a name; None: the newest)."""
     started = time.perf_counter()
-    result = Analysis(schema_text)
+    result = Analysis(schema_text, runtime=runtime)
     try:
         result.schema = parse_schema_text(schema_text, "schema")
     except InputError as exc:
@@ -380,7 +384,7 @@ def add_outline(result: Analysis) -> None:
     if found is None or result.outline is not None:
         return
     compiled = found.template
-    found.template = load_template(result.schema)  # the schema loaded when it was traced: it loads
+    found.template = load_template(result.schema, result.runtime)  # loaded when it was traced: it loads
     try:
         result.outline = outline(found)
     finally:
@@ -390,13 +394,14 @@ def add_outline(result: Analysis) -> None:
 def _analyze_template(
     result: Analysis, output: str, prefix: str, tools: Any, time_limit: float, traced, template_work, with_outline: bool = True,
 ) -> None:
-    result.problems, result.releases = template_problems(result.schema, tools)
+    result.problems, result.releases = template_problems(result.schema, tools, result.runtime)
     result.prompt = prefix
     if result.errors:
         return
     try:
         with template_work():
-            found = trace_response(output, result.schema, prefix=prefix, tools=tools, time_limit=time_limit)
+            found = trace_response(output, result.schema, prefix=prefix, tools=tools, time_limit=time_limit,
+                                   runtime=result.runtime)
     except Exception as exc:  # noqa: BLE001 - raised before any text was read: tools= the runtime refuses
         result.problems.insert(0, Problem("", ERROR, f"tools=: {type(exc).__name__}: {exc}"))
         return

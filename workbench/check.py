@@ -17,7 +17,9 @@ from .engine import errors, validate
 from .engine.template import load_failure
 from .engine.versions import SCHEMA, TEMPLATE
 from .files import InputError, ReadOnlyError, WriteError, atomic_write, dump_json, load_schema, read_only_mode
-from .samples import MATCHES, Sample, is_sample_file, judge, load, parser_files
+from .engine.template.matrix import LOADS, release_matrix
+from .runtime_choice import schema_runtime, template_runtime
+from .samples import MATCHES, Sample, is_sample_file, judge, load, matrix_samples, parser_files
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -44,6 +46,8 @@ class FamilyResult:
     cases: list[CaseResult] = field(default_factory=list)
     problem: str | None = None  # the family could not be checked at all
     format: str = SCHEMA
+    runtime: str | None = None  # the transformers release it ran as ("5.24"; a schema: "5.14")
+    matrix: Any = None  # a template's ReleaseMatrix on its samples (None: not run)
 
     @property
     def ok(self) -> bool:
@@ -55,8 +59,14 @@ class FamilyResult:
 
 
 def check(
-    schemas_dir: str | Path = "schemas", samples_dir: str | Path = "sample_outputs", families: list[str] | None = None
+    schemas_dir: str | Path = "schemas", samples_dir: str | Path = "sample_outputs", families: list[str] | None = None,
+    runtimes: dict[str, Any] | None = None, matrix: bool = True,
 ) -> list[FamilyResult]:
+    """Every family in each format. ``runtimes`` maps a format to the ``runtime_choice.Runtime`` it
+    runs as (default: each format's default); a format missing from a given mapping is not checked.
+    ``matrix``: also run each template's release matrix on its samples."""
+    if runtimes is None:
+        runtimes = {SCHEMA: schema_runtime(), TEMPLATE: template_runtime()}
     schemas_dir, samples_dir = Path(schemas_dir), Path(samples_dir)
     if not samples_dir.is_dir():
         raise InputError(f"{samples_dir}: no such samples folder")
@@ -67,42 +77,55 @@ def check(
         if families and folder.name not in families:
             continue
         for path, fmt in parser_files(schemas_dir, folder.name):
-            results.append(check_family(path, folder, fmt))
+            if fmt in runtimes:
+                results.append(check_family(path, folder, fmt, runtimes[fmt], matrix))
     return results
 
 
-def check_family(schema_path: Path, folder: Path, fmt: str = SCHEMA) -> FamilyResult:
-    result = FamilyResult(folder.name, str(schema_path), format=fmt)
+def check_family(schema_path: Path, folder: Path, fmt: str = SCHEMA, runtime: Any = None, matrix: bool = True) -> FamilyResult:
+    if runtime is None:
+        runtime = template_runtime() if fmt == TEMPLATE else schema_runtime()
+    result = FamilyResult(folder.name, str(schema_path), format=fmt, runtime=str(runtime))
     try:
         parser = load_schema(schema_path)
     except InputError as exc:
         result.problem = str(exc)
         return result
-    result.problem = _unusable(schema_path, parser, fmt)
+    if fmt == SCHEMA:
+        try:
+            schema_runtime(str(runtime), parser)  # a release that lacks one of its x-parsers
+        except ValueError as exc:
+            result.problem = f"{schema_path}: {exc}"
+            return result
+    result.problem = _unusable(schema_path, parser, fmt, runtime.release)
+    paths = sorted(p for p in folder.iterdir() if p.is_file() and is_sample_file(p))
+    if fmt == TEMPLATE and matrix and paths:
+        # Run even when this release refuses the template: the matrix says which releases load it.
+        result.matrix = release_matrix(parser, matrix_samples(paths, skipped=[]))
     if result.problem:
         return result
-    for path in sorted(p for p in folder.iterdir() if p.is_file() and is_sample_file(p)):
-        result.cases.append(check_case(path, parser))
+    for path in paths:
+        result.cases.append(check_case(path, parser, runtime.release))
     if not result.cases:
         result.problem = f"{folder}: no samples"
     return result
 
 
-def _unusable(path: Path, parser: Any, fmt: str) -> str | None:
+def _unusable(path: Path, parser: Any, fmt: str, release: Any = None) -> str | None:
     """Why the parser cannot run at all: validation errors, or what transformers raises on load."""
     if fmt == TEMPLATE:
-        failure = load_failure(parser)
+        failure = load_failure(parser, release)
         return None if failure is None else f"{path}: {failure}"
     bad = errors(validate(parser))
     return f"{path}: {bad[0]}" + (f" (+{len(bad) - 1} more)" if len(bad) > 1 else "") if bad else None
 
 
-def check_case(path: Path, parser: Any) -> CaseResult:
+def check_case(path: Path, parser: Any, runtime: Any = None) -> CaseResult:
     try:
         sample = load(path)
     except InputError as exc:
         return CaseResult(path.stem, FAIL, str(exc), sample_unreadable=True)
-    verdict = judge(sample, parser)
+    verdict = judge(sample, parser, runtime=runtime)
     if verdict.golden_problem:
         return CaseResult(path.stem, BAD_GOLDEN, verdict.golden_problem, verdict.value, verdict.error)
     if verdict.status == MATCHES:
@@ -172,7 +195,28 @@ def error_phrase(error: str) -> str:
 
 def as_json(results: list[FamilyResult]) -> list[dict]:
     return [
-        {"family": r.family, "format": r.format, "schema": r.schema, "ok": r.ok, "passed": r.passed, "problem": r.problem,
+        {"family": r.family, "format": r.format, "schema": r.schema, "runtime": r.runtime, "ok": r.ok, "passed": r.passed,
+         "problem": r.problem,
          "cases": [{k: v for k, v in asdict(c).items() if k in ("case", "status", "difference")} for c in r.cases]}
+        | ({"releases": matrix_json(r.matrix)} if r.matrix is not None else {})
         for r in results
     ]
+
+
+def matrix_json(matrix: Any) -> dict:
+    """A release matrix as JSON: its lines, and each split (the sample, None for the template's
+    loading; each run of releases with its value or error; where the first two differ)."""
+    return {
+        "same": matrix.same, "samples": matrix.checked, "lines": matrix.lines(),
+        "splits": [{"sample": split.sample, "where": split.where,
+                    "parts": [_part_json(part) for part in split.parts]}
+                   for split in matrix.splits],
+    }
+
+
+def _part_json(part: Any) -> dict:
+    if part.error is not None:
+        return {"releases": part.releases, "error": part.error}
+    if part.value is LOADS:
+        return {"releases": part.releases, "loads": True}
+    return {"releases": part.releases, "value": part.value}

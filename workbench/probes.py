@@ -26,12 +26,13 @@ from .files import InputError, atomic_write_all, check_outputs, dump_json
 from .samples import Sample
 
 
-def parser_of(path: Path, value: Any) -> tuple[str, Callable[[str, str], Any]]:
-    """(format, parse(output, prompt)) for a schema or template read from ``path``; ``InputError``
+def parser_of(path: Path, value: Any, runtime: Any = None) -> tuple[str, Callable[[str, str], Any]]:
+    """(format, parse(output, prompt)) for a schema or template read from ``path``, a template as
+    transformers ``runtime`` runs it (a release name or ``Release``; None: the newest); ``InputError``
     when it cannot run."""
     if format_of(value) == TEMPLATE:
         try:
-            compiled = template_engine.load_template(value)
+            compiled = template_engine.load_template(value, runtime)
         except Exception as exc:  # noqa: BLE001 - what transformers raises when it loads it
             raise InputError(f"{path}: {template_engine.describe_load_error(exc)}") from None
         return TEMPLATE, lambda output, prompt: template_engine.parse_response(output, compiled, prefix=prompt)

@@ -110,6 +110,51 @@ def parser_files(schemas_dir: Path, family: str) -> list[tuple[Path, str]]:
     return [(path, fmt) for path, fmt in found if path.exists()] or found[:1]
 
 
+def family_folder(parser_path: Path) -> Path | None:
+    """``sample_outputs/<family>/`` beside ``schemas/<family>.template.json`` (or
+    ``schemas/<family>.json``), if it exists: the samples a family's parser goes with."""
+    name = parser_path.name
+    family = name[: -len(TEMPLATE_SUFFIX)] if name.endswith(TEMPLATE_SUFFIX) else parser_path.stem
+    folder = parser_path.resolve().parent
+    if folder.name != "schemas":
+        return None
+    candidate = folder.parent / "sample_outputs" / family
+    return candidate if candidate.is_dir() else None
+
+
+def matrix_samples(paths: list[Path], skipped: list[str] | None = None) -> list:
+    """Samples as the release matrix runs them (``MatrixSample``: each with its prompt). A sample
+    or prompt that cannot be read raises InputError, or, given ``skipped``, is left out and its
+    reason added there."""
+    from .engine.template.matrix import MatrixSample
+
+    found = []
+    for path in paths:
+        try:
+            sample = load(path)
+            prompt, _ = sample.prompt()
+        except InputError as exc:
+            if skipped is None:
+                raise
+            skipped.append(str(exc))
+            continue
+        found.append(MatrixSample(path.name, sample.text, prompt))
+    return found
+
+
+def template_samples(parser_path: Path, given: Path | None = None, skipped: list[str] | None = None) -> list | None:
+    """The release matrix's samples for a template file: ``given`` (a folder or a file; one that
+    cannot be read raises InputError), else its family's folder by the repository's layout (one that
+    cannot be read is left out, its reason added to ``skipped``); None when there are none to find."""
+    if given is not None:
+        return matrix_samples(discover(given))
+    folder = family_folder(parser_path)
+    if folder is None:
+        return None
+    paths = sorted(p for p in folder.iterdir() if is_sample_file(p) and p.is_file())
+    return matrix_samples(paths, [] if skipped is None else skipped) if paths else None
+
+
 # Statuses of a schema on one sample
 PARSES, FAILS, MATCHES, DIFFERS = "parses", "fails", "matches expected", "differs from expected"
 
@@ -162,16 +207,18 @@ def _no_conflict_markers(path: Path, text: str) -> None:
         raise InputError(f"{path}:{line}: git conflict marker {found.group().strip()!r}: resolve the merge first")
 
 
-def judge(sample: Sample, parser: Any, *, time_limit: float = 2.0) -> Verdict:
+def judge(sample: Sample, parser: Any, *, time_limit: float = 2.0, runtime: Any = None) -> Verdict:
     """How ``parser`` (a schema or a template) fares on ``sample``, against its golden when it has
-    one (the TUI's sample bar and ``workbench check`` both ask this)."""
+    one (the TUI's sample bar and ``workbench check`` both ask this); a template as transformers
+    ``runtime`` runs it (a release name or ``Release``; None: the newest)."""
     if format_of(parser) == TEMPLATE:
         try:
             prompt, _ = sample.prompt()
         except InputError as exc:
             return Verdict(FAILS, str(exc), error=str(exc))
         try:
-            value, error = template_engine.parse_response(sample.text, parser, prefix=prompt, time_limit=time_limit), None
+            value, error = template_engine.parse_response(
+                sample.text, parser, prefix=prompt, time_limit=time_limit, runtime=runtime), None
         except Exception as exc:  # what transformers 5.23.0 raises on this output, named as it names it
             value, error = None, template_error(exc)
         return verdict_of(sample, value, error, TEMPLATE)

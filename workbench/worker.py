@@ -202,6 +202,7 @@ class _Request:
     time_limit: float
     prefix: str = ""  # for a template: the sample's prompt, as the UI has it now
     tools: Any = None  # for a template: tools= (the JSON tool definitions), or None
+    runtime: str | None = None  # for a template: the transformers release it runs as (None: the newest)
 
 
 @dataclass
@@ -213,6 +214,7 @@ class _ReplayRequest:
     tools: Any
     chunk: int
     time_limit: float
+    runtime: str | None = None
 
 
 class _Superseded(BaseException):
@@ -277,6 +279,7 @@ def _serve_requests(conn) -> None:  # pragma: no cover - runs in the child proce
             pending[message[0]] = message[1]  # a later request replaces a queued one
 
     table = _NodeTable()
+    matrices: dict = {}  # the last release matrix, by what it was run on
     # Traces are trees without back links, freed by reference counting; a cycle collection over
     # the cached ones costs ~100 ms at 2 MB. It waits for a pause in the user's typing instead.
     gc.freeze()
@@ -320,6 +323,8 @@ def _serve_requests(conn) -> None:  # pragma: no cover - runs in the child proce
             verdicts = _verdicts(request, reply[2], samples, prompts, conn)
             if verdicts is not None:
                 _send(conn, ("verdicts", request.generation, verdicts), table)
+                if reply[2].format == TEMPLATE and not conn.poll(0):
+                    _send(conn, ("splits", request.generation, _splits(request, reply[2], samples, prompts, matrices)), table)
         except _Superseded:
             continue
         except Exception:
@@ -338,6 +343,7 @@ def _analysis_reply(request: _Request, samples: dict[str, Sample], prompts: dict
         request.schema_text, sample.text, time_limit=request.time_limit, cache=cache, memo=memo,
         traced=lambda: conn.send_bytes(_dump(("parsed", request.generation, None), _NodeTable())),
         prefix=request.prefix, tools=request.tools, template_work=_template_work, with_outline=False,
+        runtime=request.runtime,
     )
     found = analysis.template_trace
     if found is not None:
@@ -383,11 +389,42 @@ def _judge_template(sample: Sample, template: Any, prompt: str, request: _Reques
     try:
         with _template_work():
             value = template_engine.parse_response(
-                sample.text, template, prefix=prompt, tools=request.tools, time_limit=request.time_limit
+                sample.text, template, prefix=prompt, tools=request.tools, time_limit=request.time_limit,
+                runtime=request.runtime,
             )
     except Exception as exc:  # noqa: BLE001 - what transformers raises on this output
         return verdict_of(sample, None, template_error(exc), TEMPLATE)
     return verdict_of(sample, value, None, TEMPLATE)
+
+
+def _splits(request: _Request, analysis: Analysis, samples: dict[str, Sample], prompts: dict[str, str],
+            matrices: dict) -> dict[str, str]:
+    """The samples whose result depends on the release (``release_matrix``, every run of releases
+    on every sample, with the prompts the UI holds): sample key -> how they part, in one line. The
+    last matrix is kept by what it ran on, so switching the release or the sample does not run it
+    again. Runs as template work: a newer request interrupts it."""
+    from .engine.template.matrix import MatrixSample, release_matrix
+
+    current = dict(prompts)
+    current[request.sample] = request.prefix
+    key = (request.schema_text, json.dumps(request.tools, sort_keys=True, default=str),
+           tuple(sorted((k, s.text, current.get(k, "")) for k, s in samples.items())))
+    if key not in matrices:
+        runs = [MatrixSample(k, s.text, current.get(k, ""), request.tools) for k, s in samples.items()]
+        with _template_work():
+            matrix = release_matrix(analysis.schema, runs, time_limit=request.time_limit)
+        matrices.clear()
+        matrices[key] = {split.sample: " · ".join(f"{part.releases}: {_outcome_word(part)}" for part in split.parts)
+                         + f" ({split.where})" for split in matrix.splits if split.sample is not None}
+    return matrices[key]
+
+
+def _outcome_word(part) -> str:
+    """A matrix part in a word or two, for the sample bar: "parses", or the error's type."""
+    if part.error is None:
+        return "parses"
+    kind = part.error.split(":", 1)[0]
+    return kind if kind.isidentifier() else "refused"
 
 
 def _replay_reply(request: _ReplayRequest, samples: dict[str, Sample]) -> tuple:
@@ -397,12 +434,12 @@ def _replay_reply(request: _ReplayRequest, samples: dict[str, Sample]) -> tuple:
         return ("replay", request.generation, (None, "the sample is no longer open"))
     try:
         template = json.loads(request.template_text)
-        template_engine.load_template(template)
+        template_engine.load_template(template, request.runtime)
     except Exception as exc:  # noqa: BLE001 - not JSON, or what the runtime raises on load
         return ("replay", request.generation, (None, f"{type(exc).__name__}: {exc}"))
     with _template_work():
         result = replay(sample.text, template, prefix=request.prefix, tools=request.tools, chunk=request.chunk,
-                        time_limit=request.time_limit)
+                        time_limit=request.time_limit, runtime=request.runtime)
     return ("replay", request.generation, (result, None))
 
 
@@ -500,13 +537,14 @@ class AnalysisClient:
 
     def analyze(
         self, generation: int, schema_text: str, sample: str, time_limit: float, cancelled: Callable[[], bool],
-        prefix: str = "", tools: Any = None,
+        prefix: str = "", tools: Any = None, runtime: str | None = None,
     ) -> Analysis | None:
         """The analysis of ``schema_text`` on one sample, or None if cancelled first. For a
-        template: ``prefix`` (the sample's prompt as the user has it now) and ``tools``."""
+        template: ``prefix`` (the sample's prompt as the user has it now), ``tools`` and
+        ``runtime`` (the transformers release to run as; None: the newest)."""
         with self._lock:
             self._ensure()
-            self._conn.send(("analyze", _Request(generation, schema_text, sample, time_limit, prefix, tools)))
+            self._conn.send(("analyze", _Request(generation, schema_text, sample, time_limit, prefix, tools, runtime)))
             self._interrupt()  # stop the run this one supersedes
             self._in_flight, self._sent_at, self._limit = generation, time.monotonic(), time_limit
             self._latest, epoch = generation, self._epoch
@@ -525,14 +563,14 @@ class AnalysisClient:
 
     def replay(
         self, template_text: str, sample: str, prefix: str, tools: Any, chunk: int, time_limit: float,
-        cancelled: Callable[[], bool],
+        cancelled: Callable[[], bool], runtime: str | None = None,
     ) -> tuple[Replay | None, str | None] | None:
         """The streaming replay of the sample (``engine.template.replay``): (Replay, None), or
         (None, why) when the template cannot run; None if cancelled first."""
         with self._lock:
             self._ensure()
             generation = next(self._replays)
-            self._conn.send(("replay", _ReplayRequest(generation, template_text, sample, prefix, tools, chunk, time_limit)))
+            self._conn.send(("replay", _ReplayRequest(generation, template_text, sample, prefix, tools, chunk, time_limit, runtime)))
             self._interrupt()
             epoch = self._epoch
         reply = self._wait("replay", generation, cancelled, epoch, watch=False)
@@ -552,6 +590,14 @@ class AnalysisClient:
         with self._lock:
             epoch = self._epoch
         reply = self._wait("verdicts", generation, cancelled, epoch, watch=False)
+        return None if reply is _HUNG else reply
+
+    def splits(self, generation: int, cancelled: Callable[[], bool]) -> dict[str, str] | None:
+        """For a template, after the verdicts of ``generation``: the samples whose result depends
+        on the release, each with how the releases part (None if superseded)."""
+        with self._lock:
+            epoch = self._epoch
+        reply = self._wait("splits", generation, cancelled, epoch, watch=False)
         return None if reply is _HUNG else reply
 
     def _wait(self, kind: str, generation: int, cancelled, epoch: int, watch: bool) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional
 
 import typer
 from rich.console import Console
@@ -15,7 +16,9 @@ from ..engine.visible import visible
 from ..files import InputError, dump_json
 from ..samples import first_difference
 from ..linearity import MAX_GROWTH, as_json as linear_json, check_linear
-from .output import FAILED, OK, UNUSABLE, emit, emit_line, say, stop
+from ..engine.template.releases import behaviours, span
+from ..runtime_choice import runtimes_for_both
+from .output import FAILED, OK, UNUSABLE, emit, emit_line, runtime_option, say, stop
 
 
 def check(
@@ -31,19 +34,32 @@ def check(
         False, "--linear", help="Instead, check linear time: each sample with 200,000 whitespace characters "
         "inserted at each token boundary, and repeated to 2 MB, parses within the time limit and ~linearly."
     ),
+    runtime: Optional[str] = runtime_option(),
 ) -> None:
     """Check every family: each sample parsed by its schema must equal its golden (or, with
     --linear, must parse in linear time when grown large)."""
     if force and not update:
         raise stop("error: --force goes with --update (it lets it replace unreadable or read-only goldens)", UNUSABLE)
+    try:
+        runtimes, notes = runtimes_for_both(runtime)
+    except ValueError as exc:
+        raise stop(f"error: --runtime {runtime}: {exc}", UNUSABLE)
     if linear:
+        if runtime is not None:
+            raise stop("error: --runtime does not go with --linear (the time check runs the newest release)", UNUSABLE)
         if update:
             raise stop("error: --update writes goldens; it does not go with --linear", UNUSABLE)
         results = _gather(check_linear, schemas_dir, samples_dir, family)
         _show(results, as_json_output, linear_json, _print_linear_table)
         raise typer.Exit(OK if results and all(r.ok for r in results) else FAILED)
-    results = _gather(run_check, schemas_dir, samples_dir, family)
-    _show(results, as_json_output, as_json, _print_table)
+    for note in notes:
+        say(f"note: {note}")
+    results = _gather(lambda *args: run_check(*args, runtimes=runtimes), schemas_dir, samples_dir, family)
+    if not results and notes:
+        raise stop(f"error: --runtime {runtime}: nothing to check: no family has a parser that transformers {runtime} reads",
+                   UNUSABLE)
+    left_out = {fmt: f"not read by {runtime}" for fmt in (SCHEMA, TEMPLATE) if fmt not in runtimes}
+    _show(results, as_json_output, as_json, lambda found: _print_table(found, left_out))
     if update:
         done = update_goldens(samples_dir, results, force=force)
         for notice in done.notices:
@@ -56,7 +72,9 @@ def check(
     raise typer.Exit(OK if results and all(r.ok for r in results) else FAILED)
 
 
-def _print_table(results) -> None:
+def _print_table(results, left_out: dict[str, str] | None = None) -> None:
+    """``left_out``: the formats the release asked for does not read, and what their cells say."""
+    left_out = left_out or {}
     """One row per family: its schema and its template side by side, then where they disagree."""
     console = Console(highlight=False, soft_wrap=False, width=180)
     table = Table(show_edge=False, pad_edge=False)
@@ -69,19 +87,40 @@ def _print_table(results) -> None:
         schema, template = formats.get(SCHEMA), formats.get(TEMPLATE)
         problems = [f"{label}: {first}" for label, r in (("schema", schema), ("template", template)) if r and (first := _first_problem(r))]
         table.add_row(
-            escape(visible(family)), _cell(schema), _cell(template),
+            escape(visible(family)), _cell(schema, left_out.get(SCHEMA)), _cell(template, left_out.get(TEMPLATE)),
             escape(visible("; ".join(problems))), escape(visible(_disagreement(schema, template))),
         )
     console.print(table)
     for fmt, label in ((SCHEMA, "schemas"), (TEMPLATE, "templates")):
         checked = [r for r in results if r.format == fmt]
         if checked:
-            console.print(f"{sum(r.ok for r in checked)} of {len(checked)} {label} pass")
+            ran_as = {r.runtime for r in checked}
+            releases = f" (as transformers {', '.join(sorted(ran_as))})" if len(ran_as) == 1 else ""
+            console.print(f"{sum(r.ok for r in checked)} of {len(checked)} {label} pass{releases}")
+    _print_matrices(console, results)
 
 
-def _cell(result) -> str:
+def _print_matrices(console: Console, results) -> None:
+    """The release matrix of each template family: a family whose results depend on the release in
+    full, the others in one line. Information only: a split never fails the check."""
+    ran = [r for r in results if r.format == TEMPLATE and r.matrix is not None]
+    if not ran:
+        return
+    console.file.flush()
+    same = [r.family for r in ran if r.matrix.same]
+    for r in ran:
+        if not r.matrix.same:
+            for line in r.matrix.lines():
+                emit_line(f"{r.family}: {line}")  # one line each, however long: never wrapped
+    if same:
+        every = span(behaviours()[0][0], behaviours()[-1][1])
+        emit_line(f"releases: {every} give the same result on every sample of {len(same)} template famil"
+                  f"{'y' if len(same) == 1 else 'ies'}" + (f" ({', '.join(same)})" if len(same) <= 3 else ""))
+
+
+def _cell(result, left_out: str | None = None) -> str:
     if result is None:
-        return "[dim]none[/]"
+        return f"[dim]{escape(left_out or 'none')}[/]"
     if result.problem:
         return "[red]error[/]"
     if result.ok:

@@ -20,8 +20,9 @@ from ..engine.chat_template import ChatTemplateError, RenderBudget
 from ..engine.chat_template.draft import draft as draft_template
 from ..engine.chat_template.roundtrip import roundtrip
 from ..files import InputError, WriteError, atomic_write_all, check_outputs, dump_json
+from ..runtime_choice import template_runtime
 from ..probes import sandboxed, template_file, template_variables
-from .output import FAILED, OK, UNUSABLE, ProgressLine, emit_json, emit_text, render_budget, render_timeout_option, say, stop
+from .output import FAILED, OK, UNUSABLE, ProgressLine, emit_json, emit_text, render_budget, render_timeout_option, runtime_option, say, stop
 from .roundtrip import report_dict, report_table
 
 
@@ -34,8 +35,14 @@ def draft(
     force: bool = typer.Option(False, "--force", help="Write over an existing OUT (never over the chat template)."),
     as_json: bool = typer.Option(False, "--json", help="Print the draft and its round trip as JSON."),
     render_timeout: float = render_timeout_option(RenderBudget.seconds),
+    runtime: Optional[str] = runtime_option(),
 ) -> None:
-    """Draft a response template and schema from the chat template, and run the round trip on both."""
+    """Draft a response template and schema from the chat template, and run the round trip on both
+    (the template as transformers --runtime runs it; the schema as 5.14 does)."""
+    try:
+        chosen = template_runtime(runtime)
+    except ValueError as exc:
+        raise stop(f"error: --runtime {runtime}: {exc}", UNUSABLE)
     try:
         model = load_chat_template(chat_template)
         variables, budget = template_variables(variable), render_budget(render_timeout)
@@ -47,11 +54,11 @@ def draft(
                 found = draft_template(renderer)
             except ChatTemplateError as exc:
                 raise InputError(f"{template_file(model, name)}: {exc}") from None
-            failure = template_engine.load_failure(found.template)
+            failure = template_engine.load_failure(found.template, chosen.release)
             if failure is not None:  # a draft transformers would not load is the workbench's bug, said as such
-                raise InputError(f"{template_file(model, name)}: the drafted template is one transformers would not load "
+                raise InputError(f"{template_file(model, name)}: the drafted template is one transformers {chosen} would not load "
                                  f"({failure}); nothing written")
-            compiled = template_engine.load_template(found.template)
+            compiled = template_engine.load_template(found.template, chosen.release)
             through_template = roundtrip(renderer, lambda output, prompt: template_engine.parse_response(output, compiled, prefix=prompt))
             through_schema = roundtrip(renderer, lambda output, prompt: parse_with_schema(output, found.schema))
         check_outputs([path for path, _ in targets], model.files, force)

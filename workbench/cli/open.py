@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import tempfile
 from pathlib import Path
 from typing import Optional
@@ -11,7 +12,7 @@ import typer
 
 from ..engine.chat_template import RenderBudget
 from ..files import InputError
-from .output import say, UNUSABLE, render_budget, render_timeout_option, stop
+from .output import say, UNUSABLE, render_budget, render_timeout_option, runtime_option, stop
 
 
 def open_(
@@ -32,6 +33,7 @@ def open_(
     ),
     variable: list[str] = typer.Option([], "--var", help="With --chat-template: a template variable, NAME=JSON; repeatable."),
     render_timeout: float = render_timeout_option(RenderBudget.seconds),
+    runtime: Optional[str] = runtime_option(),
 ) -> None:
     """Open the workbench: edit SCHEMA (a response_schema or a response_template) and watch it
     parse SAMPLE live."""
@@ -64,13 +66,15 @@ def open_(
             # Not-JSON text opens (the editor shows where it breaks); JSON nested deeper than
             # anything reads is refused here, before the screen starts.
             check_json_depth(document.saved_text, str(document.path))
+            tui_runtime = _tui_runtime(document.saved_text, runtime)
             if chat_template is not None:
-                samples += _probe_samples(chat_template, document, variable, Path(probes), render_budget(render_timeout))
+                samples += _probe_samples(chat_template, document, variable, Path(probes), render_budget(render_timeout),
+                                          tui_runtime)
         except InputError as exc:
             raise stop(f"error: {exc}", UNUSABLE)
         from ..tui.app import WorkbenchApp  # Textual is imported only for the TUI
 
-        app = WorkbenchApp(document, samples, tools=tool_definitions)
+        app = WorkbenchApp(document, samples, tools=tool_definitions, runtime=tui_runtime)
         app.run()
         for line in app.rescued:  # an unexpected error or a signal closed it: where the unsaved edits went
             try:
@@ -81,6 +85,33 @@ def open_(
             raise typer.Exit(app.return_code)
 
 
+def _tui_runtime(text: str, value: Optional[str]):
+    """The release the TUI starts at for ``--runtime value``: a template's as ``parse`` takes it; for
+    a schema, a release that reads schemas (5.3–5.14, refused otherwise), and the template
+    release it names for a template pasted over it later (the newest below 5.13)."""
+    from ..engine.template.releases import NEWEST, UnknownRelease, release
+    from ..engine.versions import TEMPLATE
+    from ..runtime_choice import runtime_for
+    from ..engine.formats import format_of
+
+    if value is None:
+        return NEWEST
+    try:
+        fmt = format_of(json.loads(text))
+    except (ValueError, RecursionError):  # not JSON: it opens as a schema would (the editor shows where it breaks)
+        fmt = format_of(None)
+    try:
+        chosen = runtime_for(fmt, value)
+    except ValueError as exc:
+        raise InputError(f"--runtime {value}: {exc}") from None
+    if fmt == TEMPLATE:
+        return chosen.release
+    try:
+        return release(value)
+    except UnknownRelease:
+        return NEWEST
+
+
 def _template_path(sample: Path) -> Path | None:
     """Where ``schemas/<family>.template.json`` would be for a sample under sample_outputs/<family>/."""
     from ..samples import TEMPLATE_SUFFIX, family_schema
@@ -89,7 +120,7 @@ def _template_path(sample: Path) -> Path | None:
     return schema.with_name(schema.stem + TEMPLATE_SUFFIX) if schema is not None else None
 
 
-def _probe_samples(chat_template: Path, document, variables: list[str], folder: Path, budget=None) -> list:
+def _probe_samples(chat_template: Path, document, variables: list[str], folder: Path, budget=None, runtime=None) -> list:
     """The round-trip probes as samples (output, prompt, golden) written into ``folder`` (which the
     caller removes): the sample bar gives each its verdict as the parser is edited. A progress line
     shows while the probes render, before the TUI starts."""
@@ -100,7 +131,7 @@ def _probe_samples(chat_template: Path, document, variables: list[str], folder: 
     from .output import ProgressLine
 
     model = load_chat_template(chat_template)
-    fmt, parse = parser_of(document.path or Path("schema"), parse_schema_text(document.saved_text, str(document.path)))
+    fmt, parse = parser_of(document.path or Path("schema"), parse_schema_text(document.saved_text, str(document.path)), runtime)
     variables_ = template_variables(variables)
     with ProgressLine(f"rendering {template_file(model, None)}: ") as progress:
         results = run_probes(model, None, parse, variables_, budget or RenderBudget(), progress)

@@ -59,6 +59,24 @@ def render_timeout_option(default: float):
                              "a memory and an output cap as well); past it the command stops with exit 2.")
 
 
+def runtime_option():
+    """``--runtime VERSION``: the transformers release to behave as (``runtime_choice``)."""
+    from ..runtime_choice import RUNTIME_HELP
+
+    return typer.Option(None, "--runtime", metavar="VERSION", help=RUNTIME_HELP)
+
+
+def runtime_or_stop(fmt: str, value, parser=None):
+    """The ``Runtime`` a parser of format ``fmt`` runs as under ``--runtime value``; a bad or
+    refused value stops the command with one sentence (exit 2: the input cannot be run as asked)."""
+    from ..runtime_choice import runtime_for
+
+    try:
+        return runtime_for(fmt, value, parser)
+    except ValueError as exc:
+        raise stop(f"error: --runtime {value}: {exc}", UNUSABLE)
+
+
 def render_budget(seconds: float):
     """The render budget for ``--render-timeout SECONDS``; ``InputError`` unless a positive number."""
     import math

@@ -13,7 +13,7 @@ from ..engine.formats import format_of
 from ..engine.versions import TEMPLATE
 from ..files import InputError, dump_json, load_schema, read_sample
 from ..samples import family_schema
-from .output import FAILED, UNUSABLE, emit, say, stop
+from .output import FAILED, UNUSABLE, emit, runtime_option, runtime_or_stop, say, stop
 from .template_parse import describe_prompt, parse_with_template, prompt_for, tools_from
 
 
@@ -30,6 +30,7 @@ def parse(
     tools: Optional[Path] = typer.Option(None, "--tools", help="Templates: JSON tool definitions for tools= argument casting."),
     stream: bool = typer.Option(False, "--stream", help="Templates: the event stream as JSON lines, as ResponseParser gives it."),
     chunk: int = typer.Option(4, "--chunk", help="With --stream: characters per feed()."),
+    runtime: Optional[str] = runtime_option(),
 ) -> None:
     """Parse SAMPLE with SCHEMA (a response_schema or a response_template) and print the message
     as JSON, as transformers would give it."""
@@ -50,12 +51,14 @@ def parse(
             tool_definitions = tools_from(tools)
     except InputError as exc:
         raise stop(f"error: {exc}", UNUSABLE)
-    say(f"note: {schema} is a {kind}")
+    chosen = runtime_or_stop(kind, runtime, schema_value)
+    say(f"note: {schema} is a {kind}" + (f", run as {chosen.describe()}" if runtime is not None else ""))
     if kind == TEMPLATE:
         if show_trace and stream:
             raise stop("error: give --trace or --stream, not both", UNUSABLE)
         describe_prompt(source)
-        parse_with_template(sample, text, schema, schema_value, prompt, tool_definitions, stream, chunk, show_trace)
+        parse_with_template(sample, text, schema, schema_value, prompt, tool_definitions, stream, chunk, show_trace,
+                            chosen.release)
         return
     if stream or prefix is not None or prefix_file is not None or tools is not None:
         raise stop(f"error: {schema} is a response_schema: --prefix, --prefix-file, --tools and --stream are for response templates", UNUSABLE)

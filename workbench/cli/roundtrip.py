@@ -19,12 +19,13 @@ from rich.text import Text
 
 from ..chat_templates import load_chat_template
 from ..engine.chat_template import RenderBudget
+from ..engine.formats import format_of
 from ..engine.chat_template.roundtrip import WHY, ProbeResult
 from ..engine.preview import preview
 from ..engine.visible import visible
 from ..files import InputError, WriteError, load_schema
 from ..probes import parser_of, run_probes, template_file, template_variables, write_probe_samples
-from .output import FAILED, OK, UNUSABLE, ProgressLine, emit_json, emit_text, render_budget, render_timeout_option, say, stop
+from .output import FAILED, OK, UNUSABLE, ProgressLine, emit_json, emit_text, render_budget, render_timeout_option, runtime_option, runtime_or_stop, say, stop
 
 
 def roundtrip(
@@ -39,6 +40,7 @@ def roundtrip(
     ),
     force: bool = typer.Option(False, "--force", help="With --write-samples: write over existing files."),
     render_timeout: float = render_timeout_option(RenderBudget.seconds),
+    runtime: Optional[str] = runtime_option(),
 ) -> None:
     """Render probe messages with the chat template and check that the parser gives them back."""
     if (schema is None) == (template is None):
@@ -46,7 +48,9 @@ def roundtrip(
     parser_path = schema or template
     try:
         model = load_chat_template(chat_template)
-        fmt, parse = parser_of(parser_path, load_schema(parser_path))
+        parser_value = load_schema(parser_path)
+        chosen = runtime_or_stop(format_of(parser_value), runtime, parser_value)
+        fmt, parse = parser_of(parser_path, parser_value, chosen.release)
         if (fmt == "response_template") != (template is not None):
             raise InputError(f"{parser_path} is a {fmt}; pass it with {'--template' if template is None else '--schema'}")
         variables, budget = template_variables(variable), render_budget(render_timeout)

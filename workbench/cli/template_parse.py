@@ -41,22 +41,23 @@ def tools_from(path: Optional[Path]) -> Any:
 
 
 def parse_with_template(
-    sample: Path, text: str, schema: Path, template: Any, prefix: str, tools: Any, stream: bool, chunk: int, show_trace: bool = False
+    sample: Path, text: str, schema: Path, template: Any, prefix: str, tools: Any, stream: bool, chunk: int, show_trace: bool = False,
+    runtime: Any = None,
 ) -> None:
-    failure = load_failure(template)
+    failure = load_failure(template, runtime)
     if failure is not None:
         raise stop(f"error: {schema}: {failure}", UNUSABLE)
     if tools is not None:
         say(f"note: {tools_narrowing().why}")
     if show_trace:
-        result = trace_response(text, template, prefix=prefix, tools=tools)
+        result = trace_response(text, template, prefix=prefix, tools=tools, runtime=runtime)
         emit(dump_json({"message": result.message, "error": result.error_dict(), "trace": result.to_dict()}))
         if not result.ok:
             raise stop(f"error: {sample}: {result.error.type}: {result.error.message}", FAILED)
         return
     if not stream:
         try:
-            message = parse_response(text, template, prefix=prefix, tools=tools)
+            message = parse_response(text, template, prefix=prefix, tools=tools, runtime=runtime)
         except Exception as exc:  # what transformers raises on this output, named as it names it
             raise stop(f"error: {sample}: {type(exc).__name__}: {exc}", FAILED)
         emit(dump_json(message))
@@ -65,7 +66,7 @@ def parse_with_template(
         raise stop("error: --chunk must be at least 1", UNUSABLE)
     step = "construct"
     try:
-        parser = ResponseParser(template, prefix=prefix, tools=tools)
+        parser = ResponseParser(template, prefix=prefix, tools=tools, runtime=runtime)
         _events("initial", parser.initial_events)
         for at in range(0, len(text), chunk):
             step = f"feed {at}"

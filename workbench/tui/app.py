@@ -17,6 +17,7 @@ from textual.worker import WorkerState, get_current_worker
 
 from .. import child
 from ..document import SchemaDocument
+from ..engine.template.releases import release
 from ..engine.versions import TEMPLATE
 from ..engine.export import ExportRefused, export_to, verify_tokenizer_dir
 from ..files import InputError, ReadOnlyError
@@ -77,19 +78,21 @@ class WorkbenchApp(App):
 
     rescued: list[str] = []  # after an unexpected error: where the unsaved edits went
 
-    def __init__(self, document: SchemaDocument, samples: list[Sample], start: int = 0, tools: Any = None) -> None:
+    def __init__(self, document: SchemaDocument, samples: list[Sample], start: int = 0, tools: Any = None,
+                 runtime: Any = None) -> None:
         super().__init__()
         self.document = document
         self.samples = samples
         self.start = start
         self.tools = tools  # tools= for template parses (workbench open --tools)
+        self.runtime = release(runtime)  # the release a template runs as (workbench open --runtime; ctrl+r)
 
     @property
     def main(self) -> WorkbenchScreen:
         return self.get_screen("main")  # type: ignore[return-value]
 
     def on_mount(self) -> None:
-        self.install_screen(WorkbenchScreen(self.document, self.samples, self.start, self.tools), "main")
+        self.install_screen(WorkbenchScreen(self.document, self.samples, self.start, self.tools, self.runtime), "main")
         self.push_screen("main")
         self.set_interval(1.0, self._check_disk)
         # A 2 MB trace is hundreds of thousands of objects; a cycle collection over them stalls
@@ -164,6 +167,8 @@ class WorkbenchApp(App):
         if noun == "template":
             yield SystemCommand("Streaming view", "Replay the output in chunks, event by event, with what a client suffers (ctrl+t)",
                                 main.action_stream)
+            yield SystemCommand("Release…", f"Behave as another transformers release, 5.13–5.24 (now {main.runtime}; ctrl+r)",
+                                main.action_pick_release)
             # The palette reads help texts as markup: the file name is escaped.
             yield SystemCommand("Save prompt", f"Write this sample's prompt to {markup_safe(main.prompt.target.name)} (ctrl+s in the prompt pane)",
                                 self.action_save_prompt)

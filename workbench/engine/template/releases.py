@@ -83,10 +83,7 @@ def release(value: Any = None) -> Release:
         return NEWEST
     if isinstance(value, Release):
         return value
-    found = _NAME.fullmatch(value.strip()) if isinstance(value, str) else None
-    if found is None:
-        raise UnknownRelease(f"{value!r} is not a transformers release (write it as 5.23 or 5.23.0)")
-    minor = (int(found[1]), int(found[2]))
+    minor = minor_of(value)
     if minor < OLDEST_MINOR:
         raise UnknownRelease(
             f"transformers {minor[0]}.{minor[1]} has no response_template engine (it exists from {OLDEST})"
@@ -97,6 +94,15 @@ def release(value: Any = None) -> Release:
             "see the README on adding a release"
         )
     return Release(minor)
+
+
+def minor_of(value: Any) -> tuple[int, int]:
+    """The (major, minor) a release name ("5.23", "5.23.0") names, any release; ``UnknownRelease``
+    for anything else."""
+    found = _NAME.fullmatch(value.strip()) if isinstance(value, str) else None
+    if found is None:
+        raise UnknownRelease(f"{value!r} is not a transformers release (write it as 5.23 or 5.23.0)")
+    return int(found[1]), int(found[2])
 
 
 def all_releases() -> list[Release]:

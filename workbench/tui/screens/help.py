@@ -36,6 +36,10 @@ Edit it to see the result change; ctrl+s in the prompt pane saves it as `<case>.
 with the events, the message a client builds from them, and flags for what a streaming client
 suffers from (a delimiter's text leaking into a field, dirty chunks, a close that comes only at
 `finalize()`, a streamed result that differs from the one-shot one).
+**ctrl+r** picks the transformers release the workbench behaves as (any of 5.13–5.24; the newest
+by default, or `workbench open --runtime VERSION`), named on the line under the editor; the sample
+is parsed again as that release parses it. A sample marked ⇄ in the sample bar gives different
+results in different releases (every release is run on every sample to find out).
 
 The editor keeps its own editing keys: `ctrl+a` / `ctrl+e` start / end of line,
 `ctrl+k` / `ctrl+u` delete to the end / start of the line, `ctrl+w` delete a word, `ctrl+z` /

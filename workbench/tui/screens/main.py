@@ -36,6 +36,7 @@ from ...engine.highlights import DROPPED, EMPTIED, LEFT_OPEN, OVERWRITTEN
 from ...engine.pointer import display
 from ...engine.schema_positions import SchemaPositions, schema_node_of
 from ...engine.subtree_memo import SubtreeMemo
+from ...engine.template.releases import NEWEST, Release
 from ...engine.versions import SCHEMA, TEMPLATE
 from ...samples import FAILS, Sample, Verdict
 from ...templates import PromptDocument
@@ -51,6 +52,7 @@ from ..widgets.sample_bar import SampleBar
 from ..widgets.schema_editor import SchemaEditor
 from ..widgets.status_line import StatusLine
 from .prompt import PromptScreen
+from .release import ReleaseScreen
 from .stream import StreamSource, StreamScreen
 
 DEBOUNCE = 0.015  # seconds of quiet typing before a reparse; well under the 50 ms budget
@@ -85,15 +87,19 @@ class WorkbenchScreen(Screen):
         Binding("ctrl+f", "find", "Find", show=False),
         # Shown in the footer only for a template (check_action).
         Binding("ctrl+t", "stream", "Stream"),
+        Binding("ctrl+r", "pick_release", "Release"),
     ]
 
-    def __init__(self, document: SchemaDocument, samples: list[Sample], start: int = 0, tools: Any = None) -> None:
+    def __init__(self, document: SchemaDocument, samples: list[Sample], start: int = 0, tools: Any = None,
+                 runtime: Release = NEWEST) -> None:
         super().__init__()
         self.document = document
         self.samples = samples
         self.current = start
         self.tools = tools
+        self.runtime = runtime  # the transformers release a template runs as (ctrl+r picks another)
         self.verdicts: dict[int, Verdict] = {}
+        self.splits: dict[int, str] = {}  # samples whose result depends on the release, and how
         self.analysis: Analysis | None = None  # the latest result
         self.good: Analysis | None = None  # the latest result with a tree
         self.format = format_guess(document.saved_text)
@@ -181,7 +187,7 @@ class WorkbenchScreen(Screen):
         self.client.close()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "stream":
+        if action in ("stream", "pick_release"):
             return self.format == TEMPLATE  # hidden from the footer while editing a schema
         return True
 
@@ -220,13 +226,14 @@ class WorkbenchScreen(Screen):
         self._notice = notice
         self._generation += 1
         generation, text, key = self._generation, self.editor.text, str(self.sample.path)
-        prefix, tools = self.prompt.text, self.tools
+        prefix, tools, runtime = self.prompt.text, self.tools, str(self.runtime)
         self.client.set_samples({str(s.path): s for s in self.samples},
                                 {str(s.path): self._prompt_of(s).text for s in self.samples})
 
         def run() -> Analysis | None:
             worker = get_current_worker()
-            return self.client.analyze(generation, text, key, TIME_LIMIT, lambda: worker.is_cancelled, prefix=prefix, tools=tools)
+            return self.client.analyze(generation, text, key, TIME_LIMIT, lambda: worker.is_cancelled, prefix=prefix, tools=tools,
+                                       runtime=runtime)
 
         self.run_worker(run, name=f"parse:{generation}", group="parse", thread=True, exclusive=True, exit_on_error=False)
 
@@ -237,10 +244,19 @@ class WorkbenchScreen(Screen):
 
         self.run_worker(run, name=f"verdicts:{generation}", group="verdicts", thread=True, exclusive=True, exit_on_error=False)
 
+    def _await_splits(self, generation: int) -> None:
+        """For a template: which samples' results depend on the release (the analysis process runs
+        the release matrix after the verdicts)."""
+        def run() -> dict[str, str] | None:
+            worker = get_current_worker()
+            return self.client.splits(generation, lambda: worker.is_cancelled)
+
+        self.run_worker(run, name=f"splits:{generation}", group="splits", thread=True, exclusive=True, exit_on_error=False)
+
     @on(Worker.StateChanged)
     def _worker_done(self, event: Worker.StateChanged) -> None:
         worker = event.worker
-        if worker.group not in ("parse", "verdicts"):
+        if worker.group not in ("parse", "verdicts", "splits"):
             return
         if worker.state == WorkerState.ERROR:
             self.status.say(f"internal error in {worker.group}: {worker.error}", "error")
@@ -251,6 +267,10 @@ class WorkbenchScreen(Screen):
             return
         if worker.group == "parse":
             self._apply(worker.result)
+        elif worker.group == "splits":
+            index = {str(s.path): i for i, s in enumerate(self.samples)}
+            self.splits = {index[k]: how for k, how in worker.result.items() if k in index}
+            self._show_samples()
         else:
             index = {str(s.path): i for i, s in enumerate(self.samples)}
             verdicts = {index[k]: v for k, v in worker.result.items() if k in index}
@@ -267,7 +287,7 @@ class WorkbenchScreen(Screen):
         editor = self.editor
         editor.mark_error(analysis.syntax_at)
         self.query_one(ProblemList).show(analysis.problems, analysis.syntax_error, analysis.syntax_at)
-        self.query_one(ReleaseLine).show(analysis.releases)
+        self.query_one(ReleaseLine).show(analysis.releases, self.runtime)
         tree = self.tree
         if analysis.usable:
             if analysis.trace is not None:
@@ -284,8 +304,12 @@ class WorkbenchScreen(Screen):
                 self._update_prompt_title()
             # This sample's verdict comes from the trace just drawn; the others follow.
             self.verdicts[self.current] = analysis.verdict
+            if analysis.format != TEMPLATE:
+                self.splits = {}
             self._show_samples()
             self._await_verdicts(self._generation)
+            if analysis.format == TEMPLATE:
+                self._await_splits(self._generation)
         elif analysis.hung:
             tree.border_title = "Parse tree (stale: the last parse was killed)"
             tree.add_class("-stale")
@@ -372,7 +396,8 @@ class WorkbenchScreen(Screen):
 
     def _show_samples(self) -> None:
         stale = self.analysis is not None and not self.analysis.usable
-        self.query_one(SampleBar).show([s.name for s in self.samples], self.current, self.verdicts, stale, self.noun)
+        self.query_one(SampleBar).show([s.name for s in self.samples], self.current, self.verdicts, stale, self.noun,
+                                       self.splits)
 
     def action_focus_pane(self, pane: str) -> None:
         if pane == "prompt" and self.format != TEMPLATE:
@@ -521,6 +546,28 @@ class WorkbenchScreen(Screen):
 
         self.app.push_screen(PromptScreen(f"Find in the {self.noun} (Enter finds the next one):", self._last_find), chosen)
 
+    # ----- the release -------------------------------------------------------------------------
+    def action_pick_release(self) -> None:
+        if self.format != TEMPLATE:
+            self.status.say("A response_schema is read by transformers 5.3–5.14, which all run it alike; "
+                            "the release picker is for response templates", "warning")
+            return
+
+        def chosen(picked: Release | None) -> None:
+            if picked is not None:
+                self.set_runtime(picked)
+
+        self.app.push_screen(ReleaseScreen(self.runtime), chosen)
+
+    def set_runtime(self, runtime: Release) -> None:
+        """Behave as transformers ``runtime`` from now on: the template is parsed again as it runs it."""
+        if runtime == self.runtime:
+            return
+        self.runtime = runtime
+        if self.analysis is not None:
+            self.query_one(ReleaseLine).show(self.analysis.releases, self.runtime)
+        self.reparse(notice=f"Behaving as transformers {runtime}")
+
     # ----- the streaming view ------------------------------------------------------------------
     def action_stream(self) -> None:
         a = self.analysis
@@ -532,7 +579,7 @@ class WorkbenchScreen(Screen):
             self.status.say(f"Nothing to replay: the template {why}", "error")
             return
         source = StreamSource(self.editor.text, str(self.sample.path), self.sample.name, self.sample.text,
-                              a.prompt or "", self.tools, list(a.fields), TIME_LIMIT)
+                              a.prompt or "", self.tools, list(a.fields), TIME_LIMIT, str(self.runtime))
         self.app.push_screen(StreamScreen(self.client, source))
 
     # ----- the document ---------------------------------------------------------------------

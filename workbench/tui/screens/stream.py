@@ -21,6 +21,7 @@ from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from ...engine.highlights import BODY, BODY_ALT, DELIMITER, FLAGGED, HELD, NO_FIELD, UNFED, Paint, flatten
+from ...engine.template.releases import NEWEST
 from ...engine.template.replay import FINALIZE, Replay, assemble
 from ...worker import AnalysisClient
 from ..plain import plain
@@ -46,6 +47,7 @@ class StreamSource:
     tools: Any
     fields: list[str]
     time_limit: float
+    runtime: str | None = None  # the transformers release the main screen behaves as
 
 
 class StreamScreen(Screen):
@@ -102,7 +104,7 @@ class StreamScreen(Screen):
         def run():
             worker = get_current_worker()
             return self.client.replay(source.template_text, source.sample_key, source.prefix, source.tools, chunk,
-                                      source.time_limit, lambda: worker.is_cancelled)
+                                      source.time_limit, lambda: worker.is_cancelled, source.runtime)
 
         self.run_worker(run, name="replay", group="replay", thread=True, exclusive=True, exit_on_error=False)
 
@@ -198,7 +200,8 @@ class StreamScreen(Screen):
         same = "streamed = one-shot ✓" if replay.same_as_oneshot else "streamed ≠ one-shot"
         flags = len(replay.flags)
         title.update(plain(
-            f"Streaming replay · {self.source.sample_name} · {chunk} · call {self.step}/{len(replay.steps) - 1} "
+            f"Streaming replay · {self.source.sample_name} · as transformers {self.source.runtime or NEWEST} · {chunk} · "
+            f"call {self.step}/{len(replay.steps) - 1} "
             f"({current.call}) · {flags} flag{'s' if flags != 1 else ''} · {same}"
         ))
 

@@ -6,15 +6,20 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from ...engine.template.releases import NEWEST, Release
 from ...engine.versions import Releases, span
 
 
 class ReleaseLine(Static):
-    def show(self, releases: Releases | None) -> None:
+    def show(self, releases: Releases | None, runtime: Release | None = None) -> None:
+        """``runtime``: the release the workbench behaves as (ctrl+r picks another)."""
         self.display = releases is not None
         if releases is None:
             return
-        text = Text("transformers ", style="dim")
+        text = Text("as ", style="dim")
+        text.append(f"transformers {runtime or NEWEST}", style="bold cyan")
+        text.append(" (ctrl+r) · ", style="dim")
+        text.append("transformers ", style="dim")
         text.append(span(releases.reads), style="bold")
         same = releases.same
         if same != releases.reads:
