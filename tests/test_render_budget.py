@@ -308,7 +308,7 @@ class _App:
     rescued: list[str] = []
     return_code = 0
 
-    def __init__(self, document, samples, tools=None):
+    def __init__(self, document, samples, tools=None, runtime=None):
         _App.seen = [s.path for s in samples]
 
     def run(self):
