@@ -1,8 +1,10 @@
-"""transformers 5.24.0's own ``python-call-list`` parser, run in the 5.24.0 oracle environment, for
-the property test (tests/test_python_calls.py) and the benchmark (benchmarks/bench_python_calls.py).
+"""transformers 5.24.0's own ``python-call-list`` parser and ``parse_response``, run in the 5.24.0
+oracle environment, for tests/test_python_calls.py (the property test, the pythonic families'
+goldens) and the benchmark (benchmarks/bench_python_calls.py).
 
     with CallListOracle(python) as oracle:
         oracle.parse('[f(a=1)]')        # ("value", [...]) or ("error", "ValueError", "python-call-list: ...")
+        oracle.parse_response(text, template, prefix)   # parse_response, the same shapes
         oracle.time('[f(a=1)]', 5)      # the fastest of 5 runs, in seconds, measured in the oracle's process
 
 find_python() looks for the environment, built like tests/template_oracle.py's but with transformers
@@ -26,12 +28,18 @@ ROOT = Path(__file__).resolve().parent.parent
 _SERVER = r"""
 import json, sys, time
 from transformers.utils.chat_parsing.content_parsers import _python_call_list
+from transformers.utils.chat_parsing import parse_response
 import transformers
 print(json.dumps({"ready": transformers.__version__}), flush=True)
 for line in sys.stdin:
     request = json.loads(line)
     text = request["text"]
-    if request.get("repeat"):
+    if "template" in request:
+        try:
+            answer = {"value": parse_response(text, request["template"], prefix=request["prefix"])}
+        except Exception as exc:
+            answer = {"error": [type(exc).__name__, str(exc)]}
+    elif request.get("repeat"):
         best = None
         for _ in range(request["repeat"]):
             started = time.perf_counter()
@@ -128,6 +136,13 @@ class CallListOracle:
 
     def parse(self, text: str) -> tuple[str, Any] | tuple[str, str, str]:
         answer = self._send({"text": text})
+        if "error" in answer:
+            return ("error", *answer["error"])
+        return ("value", answer["value"])
+
+    def parse_response(self, text: str, template: Any, prefix: str) -> tuple[str, Any] | tuple[str, str, str]:
+        """transformers 5.24.0's ``parse_response(text, template, prefix=prefix)``."""
+        answer = self._send({"text": text, "template": template, "prefix": prefix})
         if "error" in answer:
             return ("error", *answer["error"])
         return ("value", answer["value"])

@@ -280,3 +280,59 @@ def test_cases_still_match_transformers_5_24(real_parser):
             assert real == ("error", "ValueError", f"{expected.message}\nContent: {text!r}")
         else:
             assert real == ("value", json.loads(json.dumps(expected)))
+
+
+# ---- the pythonic families' template goldens (transformers 5.24+) ----------------------------------
+
+from families import needs_5_24  # noqa: E402
+from workbench.engine.versions import TEMPLATE  # noqa: E402
+from workbench.samples import Sample, is_sample_file  # noqa: E402
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+PYTHONIC_SAMPLES = sorted(
+    p for p in (ROOT / "sample_outputs").glob("*/*.txt") if is_sample_file(p) and needs_5_24(p.parent.name)
+)
+
+
+def _golden(sample):
+    case = Sample(sample, sample.read_bytes().decode("utf-8"))
+    prompt, _ = case.prompt()
+    template = json.loads((ROOT / "schemas" / f"{sample.parent.name}.template.json").read_text(encoding="utf-8"))
+    value_golden, error_golden = case.expected_value_path(TEMPLATE), case.expected_error_path(TEMPLATE)
+    assert value_golden.exists() != error_golden.exists(), "exactly one template golden per sample"
+    return case.text, template, prompt, value_golden, error_golden
+
+
+def _matches(got, value_golden, error_golden) -> None:
+    if value_golden.exists():
+        assert got[0] == "value", got
+        assert json.dumps(got[1]) == json.dumps(json.loads(value_golden.read_text(encoding="utf-8")))
+    else:
+        assert got[0] == "error", got
+        assert error_golden.read_text(encoding="utf-8").strip().lower() in f"{got[1]}: {got[2]}".lower()
+
+
+def test_there_are_pythonic_families():
+    assert {p.parent.name for p in PYTHONIC_SAMPLES} >= {"llama3_2_pythonic", "llama4_pythonic", "lfm2_pythonic"}
+
+
+@pytest.mark.parametrize("sample", PYTHONIC_SAMPLES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_pythonic_golden_equals_transformers_5_24(sample, real_parser):
+    text, template, prompt, value_golden, error_golden = _golden(sample)
+    _matches(real_parser.parse_response(text, template, prompt), value_golden, error_golden)
+
+
+@pytest.mark.parametrize("sample", PYTHONIC_SAMPLES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_pythonic_golden_equals_our_engine(sample, monkeypatch):
+    """Our engine with the parser in its table gives every golden (registering it in parsers.py,
+    gated to 5.24+, is the engine's business; this puts it there for the test if it is not yet)."""
+    from workbench.engine.template import parse_response, parsers
+
+    if "python-call-list" not in parsers.PARSERS:
+        monkeypatch.setitem(parsers.PARSERS, "python-call-list", parse_python_call_list)
+    text, template, prompt, value_golden, error_golden = _golden(sample)
+    try:
+        got = ("value", parse_response(text, template, prefix=prompt))
+    except Exception as exc:  # noqa: BLE001 - compared with the golden
+        got = ("error", type(exc).__name__, str(exc))
+    _matches(got, value_golden, error_golden)
