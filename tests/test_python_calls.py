@@ -166,6 +166,20 @@ def test_case(text, expected):
         assert got == json.dumps(expected)
 
 
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [  # what 5.24.0 raises (as a value_parser, an xml-inline value group that did not match gives None)
+        (None, "a bytes-like object is required, not 'NoneType'"),
+        (5, "a bytes-like object is required, not 'int'"),
+        (b"[]", "cannot use a string pattern on a bytes-like object"),
+    ],
+)
+def test_a_value_that_is_not_a_string(value, message):
+    with pytest.raises(TypeError) as raised:
+        parse_python_call_list(value, {})
+    assert str(raised.value) == message
+
+
 def test_args_are_ignored():
     assert parse_python_call_list("[f(a=1)]", {"strip": False, "anything": 1}) == [{"name": "f", "arguments": {"a": 1}}]
 

@@ -259,6 +259,7 @@ def test_the_tuis_analysis_agrees_with_workbench_parse_on_every_shipped_template
     """Every schemas/<family>.template.json on every sample of its family, with the sample's prompt:
     the TUI's analysis process gives the message (or error) ``workbench parse --trace`` prints,
     and the same regions."""
+    from families import why_engine_cannot_run
     from workbench.samples import TEMPLATE_SUFFIX
 
     runner = CliRunner()
@@ -266,6 +267,8 @@ def test_the_tuis_analysis_agrees_with_workbench_parse_on_every_shipped_template
     cases = []
     for template in sorted((ROOT / "schemas").glob(f"*{TEMPLATE_SUFFIX}")):
         folder = ROOT / "sample_outputs" / template.name.removesuffix(TEMPLATE_SUFFIX)
+        if why_engine_cannot_run(folder.name):  # a parser the engine does not have yet (tests/families.py)
+            continue
         cases += [(p, template) for p in sorted(folder.glob("*.txt")) if is_sample_file(p)]
     assert any(t.name == "qwen3.template.json" for _, t in cases)
     try:

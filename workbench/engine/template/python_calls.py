@@ -32,6 +32,8 @@ from __future__ import annotations
 import re
 from typing import Any, NoReturn
 
+import regex
+
 MAX_DEPTH = 100
 MAX_INTEGER = 2**53 - 1
 # An integer literal longer than this (sign included) is out of range whatever its digits: the
@@ -53,6 +55,9 @@ _RAW_SURROGATE = re.compile("[\ud800-\udfff]")
 _HEX4 = re.compile(r"[0-9a-fA-F]{4}")
 _SIMPLE_ESCAPES = {"\\": "\\", "'": "'", '"': '"', "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _CONSTANTS = {"True": True, "true": True, "False": False, "false": False, "None": None, "null": None}
+# The runtime's first step is this match with the ``regex`` module: what it raises for a value that
+# is not a str (an xml-inline value group that did not take part is None) is the runtime's TypeError.
+_RUNTIME_FIRST_STEP = regex.compile(r"[ \t\n\r]*")
 _NOT_A_VALUE = "expected a string, number, list, dict, True, False or None"
 _NOT_AN_ARGUMENT = "expected a keyword argument (positional arguments and trailing commas are not supported)"
 
@@ -60,6 +65,8 @@ _NOT_AN_ARGUMENT = "expected a keyword argument (positional arguments and traili
 def parse_python_call_list(text: str, args: Any = None, limit=None, where=()) -> list[dict]:
     """``text`` read as a call list (``args``, ``limit`` and ``where`` are not used: the parser
     takes no arguments and runs no user pattern)."""
+    if not isinstance(text, str):
+        _RUNTIME_FIRST_STEP.match(text, 0)  # the runtime's TypeError
     return _Reader(text).calls()
 
 
