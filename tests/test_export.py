@@ -366,6 +366,8 @@ def test_every_family_exported_with_both_keys_parses_its_samples_right_under_bot
     for template_path in sorted((ROOT / "schemas").glob("*.template.json")):
         family = template_path.name.removesuffix(".template.json")
         schema_path = ROOT / "schemas" / f"{family}.json"
+        if not schema_path.is_file():
+            continue  # a template-only family (transformers 5.24+, tests/families.py): no pair to export
         parsers = [json.loads(p.read_text(encoding="utf-8")) for p in (schema_path, template_path)]
         folder = tmp_path / family
         shutil.copytree(tokenizer_dir, folder)

@@ -14,10 +14,12 @@ from workbench.engine import SubtreeCache
 from workbench.engine import trace_tree as tr
 from workbench.samples import is_sample_file
 
+from families import has_schema  # schema families only (tests/families.py)
+
 from test_engine_generated import SETTINGS, model_outputs, model_schemas
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = sorted(p for p in (ROOT / "sample_outputs").glob("*/*.txt") if is_sample_file(p))
+SAMPLES = sorted(p for p in (ROOT / "sample_outputs").glob("*/*.txt") if is_sample_file(p) and has_schema(p.parent.name))
 
 
 def load(sample: Path) -> tuple[str, dict]:

@@ -14,8 +14,10 @@ from workbench.engine.subtree_cache import SubtreeCache
 from workbench.engine.subtree_memo import SubtreeMemo
 from workbench.samples import family_schema
 
+from families import has_schema  # schema families only (tests/families.py)
+
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = sorted(p for p in (ROOT / "sample_outputs").glob("*/*.txt") if not p.name.endswith("-error.txt"))
+SAMPLES = sorted(p for p in (ROOT / "sample_outputs").glob("*/*.txt") if not p.name.endswith("-error.txt") and has_schema(p.parent.name))
 
 
 def fresh_index(result):

@@ -8,8 +8,10 @@ not; an answer; reasoning added; one call; two calls) and diff the renders.
 - per call: the text before the name, between the name and the arguments, and after them, told
   apart from a section around all calls by rendering one call and two;
 - the arguments' format: a JSON object, a JSON string, or a tag pair per argument (XML-style
-  parameters, read with ``xml-inline``); Python-expression calls are named as a format no parser
-  can read.
+  parameters, read with ``xml-inline``); Python-expression calls written as a list
+  (``[NAME(key=value, ...), ...]``) are read with ``python-call-list`` when the draft targets
+  transformers 5.24 or later (``runtime``, the newest by default), and are named as a format no
+  parser can read before that.
 
 What the analysis guessed is listed apart (``guesses``). What it does not recognise (arguments in a
 dialect such as Gemma 4's) is said, and that part of the template is left out.
@@ -28,6 +30,8 @@ from .render import ChatTemplateError
 from .roundtrip import USER_TURN, tools_for
 
 CONTENT, REASONING = "Qz7answer", "Qz7reasoning"
+NEWEST_RUNTIME = "5.24"  # the release a draft targets unless told (``runtime``)
+PYTHON_CALL_LIST_SINCE = (5, 24)  # the first release with the ``python-call-list`` content parser
 NAMES = ("qz_first_tool", "qz_second_tool")
 ARGS = {"qzkey": "qzvalue"}
 
@@ -43,6 +47,9 @@ class Draft:
     reasoning: tuple[str, str] | None = None
     call: dict[str, str] | None = None  # open, between, close, section_open, section_close
     arguments: str | None = None  # "object" or "string"
+    # Python-expression calls in one list, read with python-call-list (5.24+): the text before the
+    # list's "[" and after its "]" ("" where the list stands alone in the turn)
+    python_list: tuple[str, str] | None = None
     findings: list[str] = field(default_factory=list)
     guesses: list[str] = field(default_factory=list)
     template: dict | None = None
@@ -53,11 +60,22 @@ def _call(name: str) -> dict:
     return {"type": "function", "function": {"name": name, "arguments": dict(ARGS)}}
 
 
+def release(runtime: str | None) -> tuple[int, int]:
+    """``"5.24"`` (or ``"5.24.0"``) as ``(5, 24)``; None is the newest release the draft knows."""
+    found = re.fullmatch(r"\s*(\d+)\.(\d+)(?:\.\d+)?\s*", NEWEST_RUNTIME if runtime is None else str(runtime))
+    if found is None:
+        raise ValueError(f"runtime {runtime!r}: expected a transformers release such as '5.24'")
+    return int(found.group(1)), int(found.group(2))
+
+
 def draft(template: str | ChatRenderer, *, special_tokens: dict[str, str] | None = None,
-          variables: dict[str, Any] | None = None, **kwargs: Any) -> Draft:
+          variables: dict[str, Any] | None = None, runtime: str | None = None, **kwargs: Any) -> Draft:
     """The draft (see the module's docstring). ``ChatTemplateError`` when even the answer probe
     cannot be rendered. ``template``: the chat template's source (with ``special_tokens`` and the
-    template variables, ``variables`` and ``kwargs``), or a renderer that holds them."""
+    template variables, ``variables`` and ``kwargs``), or a renderer that holds them. ``runtime``:
+    the transformers release the draft is for (``"5.23"``, ``"5.24"``; None: the newest), which
+    decides whether Python-expression calls can be read (``python-call-list``, 5.24+)."""
+    target = release(runtime)
     result = Draft()
     renderer = renderer_for(template, special_tokens, {**(variables or {}), **kwargs})
     renderer.status = "the draft's conversations"
@@ -103,7 +121,7 @@ def draft(template: str | ChatRenderer, *, special_tokens: dict[str, str] | None
     ):
         result.findings.remove(f"the answer opens with {result.content_open!r}")
         result.content_open = ""
-    _calls(render, result)
+    _calls(render, result, target)
     _content_beside_calls(render, result)
     result.template = _template(result)
     result.schema = _schema(result)
@@ -139,7 +157,7 @@ def _reasoning(render, prompt: str, result: Draft) -> None:
     result.findings.append(f"reasoning between {opener!r} and {closer!r}")
 
 
-def _calls(render, result: Draft) -> None:
+def _calls(render, result: Draft, target: tuple[int, int] = release(None)) -> None:
     one, two = {"role": "assistant", "tool_calls": [_call(NAMES[0])]}, {"role": "assistant", "tool_calls": [_call(n) for n in NAMES]}
     tools = tools_for(two)
     try:
@@ -156,9 +174,14 @@ def _calls(render, result: Draft) -> None:
     after = out1[n1 + len(NAMES[0]):]
     found = _find_arguments(after)
     if found is None and re.match(r"\s*\(\s*" + next(iter(ARGS)) + r"\s*=", after):
+        if target >= PYTHON_CALL_LIST_SINCE and _python_list(out1, out2, n1, result):
+            return
+        since = ".".join(map(str, PYTHON_CALL_LIST_SINCE))
         result.findings.append(
             "tool calls are Python expressions (NAME(key=value, ...)): neither a response template nor a response schema can "
             "read their arguments (schemas/README.md, 'Families the format cannot express'); tool_calls left out of the draft"
+            + (f" (transformers {since}+ reads a list of them with python-call-list: draft for {since})"
+               if target < PYTHON_CALL_LIST_SINCE else " (they are not one [...] list python-call-list could read)")
         )
         return
     if found is None and _xml_parameters(out1[:n1], after, out2, result):
@@ -192,6 +215,46 @@ def _calls(render, result: Draft) -> None:
         f"each call: {opener.strip()!r} NAME {between!r} ARGUMENTS ({'a JSON object' if kind == 'object' else 'a JSON string'}) "
         f"{closer.strip()!r}" + (f"; all calls between {section_open!r} and {section_close!r}" if section_open or section_close else "")
     )
+
+
+def _list_end(text: str, start: int, calls: int) -> int | None:
+    """Where the call list opening at ``start`` ends (just past its "]"), if it reads as a list of
+    ``calls`` calls, the first named NAMES[0]."""
+    from ..template.python_calls import parse_python_call_list
+
+    close = start
+    while (close := text.find("]", close) + 1) > 0:
+        try:
+            read = parse_python_call_list(text[start:close])
+        except ValueError:
+            continue
+        return close if len(read) == calls and read[0]["name"] == NAMES[0] else None
+    return None
+
+
+def _python_list(out1: str, out2: str, n1: int, result: Draft) -> bool:
+    """Python-expression calls in one ``[...]`` list: read with ``python-call-list``. False when
+    the calls are not one such list (each in a list of its own, or no list at all)."""
+    start = out1.rfind("[", 0, n1)
+    if start < 0 or out1[start + 1: n1].strip():
+        return False
+    end = _list_end(out1, start, 1)
+    start2 = out2.rfind("[", 0, out2.find(NAMES[0]))
+    if end is None or start2 < 0 or _list_end(out2, start2, 2) is None:
+        return False
+    before = re.sub(r"^<([^<>/\s]+)>\s*</\1>", "", out1[:start].strip()).strip()  # an empty reasoning block
+    before = _from_token(before) if before else ""
+    rest = out1[end:]
+    after = rest[: rest.find(result.end)].strip() if result.end and result.end in rest else rest.strip()
+    result.python_list = (before, after)
+    result.findings.append(
+        "tool calls are Python expressions in one list, [NAME(key=value, ...), ...]"
+        + (f" between {before!r} and {after!r}" if before or after else ", alone in the turn")
+        + ": read with python-call-list (transformers 5.24+); the drafted schema cannot read them and leaves tool_calls out"
+    )
+    if not before:
+        result.guesses.append("a call list with nothing before it is read only at the start of the answer (as vLLM reads it)")
+    return True
 
 
 def _content_beside_calls(render, result: Draft) -> None:
@@ -373,6 +436,17 @@ def _template(d: Draft) -> dict:
         if d.arguments == "string":
             d.guesses.append("arguments written as a JSON string: the drafted template keeps them as that string, and the "
                              "drafted schema leaves tool_calls out")
+    if d.python_list is not None:
+        before, after = d.python_list
+        ends = [_lit(x) for x in (d.end,) if x.strip()] + [r"\Z"]
+        fields["tool_calls"] = {
+            "open_pattern": _lit(before) + r"(?=\s*\[)" if before else r"^\s*(?=\[)",
+            # zero-width after the "]" (the list keeps its bracket), or eating the text after the list
+            "close_pattern": _lit(after) + r"\s*" if after else r"(?<=\])(?=\s*(?:" + "|".join(ends) + "))",
+            "content": "python-call-list",
+            "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{arguments}"}},
+            "transform_each": True,
+        }
     content: dict[str, Any] = {"content": "text"}
     if d.content_open:  # a field of its own then: text outside every region is dropped
         content["open_pattern"] = _content_openers(d)

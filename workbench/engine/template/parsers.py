@@ -16,6 +16,7 @@ import regex
 
 from ..depth import RUNTIME_JSON_DEPTH, runtime_json_overflow
 from .errors import TemplateRegexTimeout
+from .python_calls import parse_python_call_list
 from .releases import NEWEST, Release
 
 # Stand-ins for custom-delimited strings while the JSON dialect is rewritten.
@@ -169,6 +170,7 @@ PARSERS = {
     "json": parse_json,
     "xml-inline": parse_xml_inline,
     "kv-lines": parse_kv_lines,
+    "python-call-list": parse_python_call_list,
 }
 
 # Parsers whose value is the body itself (give or take whitespace): their chunks stream clean
@@ -176,7 +178,7 @@ PARSERS = {
 CLEAN_CHUNK_PARSERS = frozenset({"text", "int", "float", "bool"})
 
 
-PARSER_SINCE = {}
+PARSER_SINCE = {"python-call-list": (5, 24)}
 
 
 def parsers_of(release: Release) -> dict:
