@@ -4,7 +4,8 @@ results part (the CLI's ``validate``/``check`` and the TUI's sample bar read thi
 Each run of releases that behaves the same (releases.behaviours) loads the template once and
 parses every sample with it, in order, as a server on that release would: before 5.21 a list
 default is shared by the parses of one template, so a later sample can see an earlier one's items.
-A release that refuses the template gives that refusal for every sample.
+A release that refuses the template is reported once, for loading; samples are compared among the
+releases that load it.
 """
 
 from __future__ import annotations
@@ -141,8 +142,11 @@ def release_matrix(
     if len(load_parts) > 1:
         matrix.splits.append(Split(None, load_parts, "refused in " + ", ".join(
             part.releases for part in load_parts if part.error is not None)))
+    # Where a release refuses the template, the load line says so once: a sample is split only by
+    # the releases that load it.
+    loading = [i for i, (_, _, _, error) in enumerate(loads) if error is None]
     for index, sample in enumerate(samples):
-        parts = _parts([row[index] for row in results])
+        parts = _parts([results[i][index] for i in loading])
         if len(parts) > 1:
             matrix.splits.append(Split(sample.name, parts, _where(parts)))
     return matrix
