@@ -373,6 +373,11 @@ async def test_json_nested_past_what_json_reads_pasted_in_the_editor(workdir):
         await settle(pilot, app)
         assert app.is_running
         assert "stale" in str(app.main.tree.border_title)
+        # Shown uncoloured: colouring it took minutes of the app's one thread.
+        assert not app.main.editor._highlights
+        app.main.editor.text = '{"type": "object"}'
+        await settle(pilot, app)
+        assert app.main.editor._highlights  # an ordinary schema is coloured again
 
 
 def test_a_schema_file_nested_past_what_json_reads_is_guessed_without_crashing():

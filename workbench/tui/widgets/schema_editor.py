@@ -12,6 +12,11 @@ from ..plain import editor_line
 
 Location = tuple[int, int]
 
+# Past this many characters the editor shows the text uncoloured: tree-sitter's highlight query and
+# Rich's per-span styling take minutes on a pasted 200,000-character nested array, freezing the app.
+# Shipped schemas are under 40,000 characters.
+HIGHLIGHT_LIMIT = 100_000
+
 _NODE_STYLE = Style(bgcolor="#3a3d5c")
 _ERROR_STYLE = Style(bgcolor="#8b1e1e", color="#ffffff", bold=True)
 
@@ -42,6 +47,15 @@ class SchemaEditor(TextArea):
         )
         self.node_range: tuple[Location, Location] | None = None
         self.error_at: Location | None = None
+
+    def _build_highlight_map(self) -> None:
+        # TextArea (textual 8.2.8) rebuilds its highlights here after every edit; skipped for a
+        # document too large to colour without freezing (HIGHLIGHT_LIMIT).
+        if sum(len(line) + 1 for line in self.document.lines) > HIGHLIGHT_LIMIT:
+            self._line_cache.clear()
+            self._highlights.clear()
+            return
+        super()._build_highlight_map()
 
     async def _on_key(self, event: events.Key) -> None:
         # Textual resolves a widget's own key bindings (arrows, backspace, ...) only after the key
