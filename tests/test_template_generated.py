@@ -342,7 +342,7 @@ def test_hand_written_case_agrees_with_the_runtime(release, case):
         assert runtime == {"error": [expected.kind.__name__, expected.message]}
     else:
         assert as_json(runtime) == as_json(expected)
-    for size in (1, 3):
+    for size in (1, 4, 7):
         chunks = [text[i : i + size] for i in range(0, len(text), size)]
         assert as_json(engine_stream(template, prefix, chunks, tools, runtime=release.runtime)) == as_json(
             runtime_stream(template, prefix, chunks, tools)
