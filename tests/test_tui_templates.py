@@ -65,6 +65,7 @@ async def test_a_template_opens_with_its_regions_coloured_and_the_prompt_shown(t
         assert main.editor.border_title.startswith("Template · qwen3.template.json")
         assert main.prompt_editor.display and main.query_one("#releases").display
         assert "5.13 and later" in str(main.query_one("#releases").render())
+        assert "vLLM 0.33 can serve it" in str(main.query_one("#releases").render())
         text = main.raw.text
         runs = main.raw._runs
         first, second = text.index("<tool_call>"), text.rindex("<tool_call>")
@@ -370,8 +371,12 @@ async def test_f9_passes_over_release_notes_to_where_the_parse_fails(tdir):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         main = app.main
-        assert [p.severity for p in main.analysis.problems] == ["note"]  # 'join' narrows the releases
+        # 'join' narrows the releases, and on content vLLM refuses it (each at its key)
+        assert [(p.severity, p.path) for p in main.analysis.problems] == [
+            ("note", "/fields/content/join"), ("note", "/fields/content/join")]
+        assert main.analysis.problems[1].message.startswith("vLLM 0.33 refuses it: ")
         assert "5.16 and later" in str(main.query_one("#releases").render())
+        assert "vLLM 0.33 refuses it" in str(main.query_one("#releases").render())
         assert not main.analysis.ok
         await pilot.press("f9")
         await pilot.pause(0.1)

@@ -33,6 +33,7 @@ from .engine.template.highlights import anchor_span, template_runs
 from .engine.template.outline import OutlineNode, failure_pointer, outline, spans_at
 from .engine.template.slow_delimiters import slow_delimiters
 from .engine.trace_tree import Span
+from .engine.template.serving import VLLM, refusals, vllm_verdict
 from .engine.versions import SCHEMA, TEMPLATE, Releases, template_releases, tools_narrowing
 from .files import InputError, parse_schema_text
 
@@ -322,6 +323,9 @@ def template_problems(template: Any, tools: Any = None, runtime: Any = None) -> 
         problems.append(Problem("" if narrowing.pointer == "tools=" else narrowing.pointer, NOTE, narrowing.why))
     for pointer, why in releases.notes:
         problems.append(Problem(pointer, WARNING, why))
+    if not problems or problems[0].severity != ERROR:  # vLLM's rules assume a template that loads
+        releases.serving = vllm_verdict(template)
+        problems += [Problem(p.path, NOTE, f"{VLLM} refuses it: {p.message}") for p in refusals(template)]
     return problems, releases
 
 

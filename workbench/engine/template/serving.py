@@ -18,6 +18,10 @@ response_template.py``; the function names are vLLM's):
   tool choice or ``parallel_tool_calls=false`` are refused while tool parsing is on.
 - ``_reasoning_has_ended``: a repeating ``thinking`` field never ends reasoning.
 
+vLLM's copy of the chat-parsing package (``vllm/parser/chat_parsing/``) is transformers 5.23's: a
+template that only 5.24 loads (``python-call-list``) stops the server, and the 5.24 changes to
+parsing do not apply there.
+
 ``vllm_problems`` says which of these a template meets; the template is assumed to load in
 transformers (``load_failure`` is None): shapes the loader refuses are not looked at again here.
 """
@@ -26,8 +30,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import re
+
 from ..pointer import escape
 from ..validate import Problem
+from ..versions import template_releases
+from .load import load_failure
 
 VLLM = "vLLM 0.33"
 #: A rule the server enforces: it does not start with this template.
@@ -39,6 +47,9 @@ THINKING, CONTENT, TOOL_CALLS = "thinking", "content", "tool_calls"
 SERVED_FIELDS = (THINKING, CONTENT, TOOL_CALLS)
 SERVED_DEFAULTS = ("role",)
 _OPENERS = ("open", "open_pattern")
+# The transformers release whose chat parsing vLLM 0.33 carries a copy of.
+VLLM_PARSES_AS = "5.23"
+_FIELD_IN_ERROR = re.compile(r"^Field '(.*?)'")
 
 
 def vllm_problems(template: Any) -> list[Problem]:
@@ -47,6 +58,14 @@ def vllm_problems(template: Any) -> list[Problem]:
     if not isinstance(template, dict) or not isinstance(template.get("fields"), dict):
         return []
     fields: dict[str, Any] = template["fields"]
+    failure = load_failure(template, VLLM_PARSES_AS)
+    if failure is not None:
+        if load_failure(template) is not None:
+            return []  # no release loads it: validate says why
+        named = _FIELD_IN_ERROR.match(failure)
+        return [Problem(
+            _field(named[1]) if named else "", REFUSED,
+            f"vLLM's copy of chat parsing is transformers {VLLM_PARSES_AS}'s, which refuses it: {failure}")]
     refused: list[Problem] = []
     for name in fields:
         if name not in SERVED_FIELDS:
@@ -73,7 +92,18 @@ def vllm_problems(template: Any) -> list[Problem]:
         if spec.get("join") is not None:
             refused.append(Problem(
                 f"{_field(name)}/join", REFUSED, f"vLLM streams {name} as it is written: no join"))
-    return refused + _notes(fields)
+    return refused + _notes(fields) + _newer_parsing(template)
+
+
+def _newer_parsing(template: Any) -> list[Problem]:
+    """Keys whose result 5.24 changed: vLLM parses them as 5.23 does."""
+    releases = template_releases(template)
+    changed = [n.pointer for n in (*releases.narrowings, *releases.splits) if n.since == (5, 24)]
+    if not changed:
+        return []
+    return [Problem(changed[0], NOTE,
+                    f"vLLM parses as transformers {VLLM_PARSES_AS} does, so what 5.24 changed at "
+                    f"{', '.join(changed)} does not apply there (see validate's release split)")]
 
 
 def _notes(fields: dict[str, Any]) -> list[Problem]:

@@ -1,5 +1,6 @@
-"""Under the editor, for a response_template: which transformers releases read it and which of
-them give the result shown (the narrowings themselves are listed with the problems, at their key)."""
+"""Under the editor, for a response_template: the release the workbench behaves as, which
+transformers releases read the template and which of them give the result shown, and whether vLLM
+serves it (the narrowings and vLLM's refusals themselves are listed with the problems, at their key)."""
 
 from __future__ import annotations
 
@@ -28,4 +29,8 @@ class ReleaseLine(Static):
             text.append(" give this result", style="dim")
         else:
             text.append(" give this result", style="dim")
+        if releases.serving is not None:
+            served = " can serve it" in releases.serving
+            text.append(" · ", style="dim")
+            text.append(releases.serving if served else releases.serving.split(":")[0], style="green" if served else "bold yellow")
         self.update(text)
