@@ -1,5 +1,6 @@
 """workbench: write and debug transformers response schemas against real model output."""
 
-from .engine import ParseFailure, Problem, Trace, TraceNode, parse_response, trace, validate
+from .api import parse_response, trace, validate
+from .engine import ParseFailure, Problem, Trace, TraceNode
 
 __all__ = ["ParseFailure", "Problem", "Trace", "TraceNode", "parse_response", "trace", "validate"]
