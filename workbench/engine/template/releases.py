@@ -21,35 +21,47 @@ class Change:
     since: tuple[int, int]
     what: str  # what the release does, in one line
     before: str  # what the releases before it did
+    label: str = ""  # a few words, for a list of changes
 
 
 CHANGES: tuple[Change, ...] = (
     Change("tools", (5, 15), "parse_response(tools=...) casts tool-call arguments to the declared types",
-           "TypeError: tools= is an unexpected keyword argument"),
+           "TypeError: tools= is an unexpected keyword argument",
+           label="tools= casting"),
     Change("join", (5, 16), "the field key 'join' joins a repeated field's strings",
-           "the template is refused: unknown key 'join'"),
+           "the template is refused: unknown key 'join'",
+           label="join"),
     Change("dotted_placeholders", (5, 16), "a placeholder {content.name} reads a key of the value",
-           "kept as literal text"),
+           "kept as literal text",
+           label="dotted placeholders"),
     Change("tools_one_of", (5, 18), "tools= reads oneOf choices and leaves a list argument of an array type whole",
-           "anyOf only; every string in a list argument is cast"),
+           "anyOf only; every string in a list argument is cast",
+           label="oneOf in tools="),
     Change("tools_whole_floats", (5, 20), "tools= casts \"3.0\" to the integer 3",
-           "\"3.0\" stays a string for an integer parameter"),
+           "\"3.0\" stays a string for an integer parameter",
+           label="\"3.0\" as an integer"),
     Change("fresh_defaults", (5, 21), "each parse starts from a fresh copy of 'defaults'",
            "a list in 'defaults' is shared: a repeated field appends to it, and the next parse with the same "
-           "template sees those items"),
+           "template sees those items",
+           label="fresh defaults per parse"),
     Change("python_call_list", (5, 24), "the content parser python-call-list reads [name(key=value, ...), ...]",
-           "the template is refused: unknown content parser 'python-call-list'"),
+           "the template is refused: unknown content parser 'python-call-list'",
+           label="python-call-list"),
     Change("json_keys_spaced", (5, 24),
            "json unquoted_keys quotes a bare key with whitespace around it and leaves quoted strings alone",
-           "only a word right after '{' or ',' and right before ':' is quoted, inside strings too"),
+           "only a word right after '{' or ',' and right before ':' is quoted, inside strings too",
+           label="spaced json keys"),
     Change("merge_wraps_lists", (5, 24), "xml-inline merge_duplicates wraps the first value in a list even when it is a list",
-           "a first value that is a list is extended"),
+           "a first value that is a list is extended",
+           label="merge wraps lists"),
     Change("close_captures", (5, 24), "named groups of a close_pattern join the transform's placeholders",
-           "only the opener's named groups are placeholders"),
+           "only the opener's named groups are placeholders",
+           label="closer groups as placeholders"),
     Change("hold_regex_matches", (5, 24),
            "while streaming, a regex delimiter match that could change with more text is held back "
            "(also when it ends before the end of the text so far)",
-           "a match that ends before the end of the text so far is acted on at once"),
+           "a match that ends before the end of the text so far is acted on at once",
+           label="regex matches held back"),
 )
 _SINCE = {change.name: change.since for change in CHANGES}
 

@@ -23,7 +23,7 @@ def describe(release: Release) -> Text:
     first, last = _run_of(release)
     text = Text(f"{release}", style="bold")
     text.append(f"   behaves as {span(first, last)}", style="dim")
-    brought = [change.name for change in CHANGES if change.since == first.minor]
+    brought = [change.label for change in CHANGES if change.since == first.minor]
     if brought:
         names = ", ".join(brought[:2]) + (f", +{len(brought) - 2}" if len(brought) > 2 else "")
         text.append(f" · new in {first}: {names}", style="dim italic")
