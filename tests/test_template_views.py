@@ -164,8 +164,11 @@ def test_template_problems_are_the_load_error_and_the_release_notes():
     problems, releases = template_problems({"start_anchor": "a", "fields": {"x": {"open": 3}}})
     assert [(p.path, p.severity) for p in problems] == [("/fields/x/open", ERROR)]
     problems, releases = template_problems({"start_anchor": "a", "fields": {"x": {"open": "<", "repeats": True, "join": ""}}})
-    assert [(p.path, p.severity) for p in problems] == [("/fields/x/join", NOTE)]
+    # 'join' narrows the releases; and vLLM serves no field named x
+    assert [(p.path, p.severity) for p in problems] == [("/fields/x/join", NOTE), ("/fields/x", NOTE)]
+    assert problems[1].message.startswith("vLLM 0.33 refuses it: ")
     assert releases.same[0] == (5, 16)
+    assert releases.serving.startswith("vLLM 0.33 refuses it")
 
 
 def test_analyze_gives_a_template_the_shared_vocabulary():

@@ -44,14 +44,15 @@ def parse_response(text: str, parser: Any, *, prefix: Any = _UNSET, tools: Any =
 
 
 def trace(text: str, parser: Any, *, prefix: Any = _UNSET, tools: Any = None, runtime: Any = None,
-          time_limit: float | None = DEFAULT_TIME_LIMIT) -> Any:
-    """The parse with its trace: a ``Trace`` (schema) or a ``TemplateTrace`` (template)."""
+          time_limit: float | None = DEFAULT_TIME_LIMIT, cache: Any = None) -> Any:
+    """The parse with its trace: a ``Trace`` (schema) or a ``TemplateTrace`` (template). ``cache``: a
+    schema's SubtreeCache of earlier runs on the same text (engine/subtree_cache.py)."""
     chosen = runtime_for(format_of(parser), runtime, parser)
     if chosen.format == TEMPLATE:
         return _template.trace_response(text, parser, prefix=None if prefix is _UNSET else prefix, tools=tools,
                                         time_limit=time_limit, runtime=chosen.release)
     _schema_only(prefix, tools)
-    return _trace_schema(text, parser, time_limit=DEFAULT_TIME_LIMIT if time_limit is None else time_limit)
+    return _trace_schema(text, parser, time_limit=DEFAULT_TIME_LIMIT if time_limit is None else time_limit, cache=cache)
 
 
 def validate(parser: Any, *, runtime: Any = None) -> list[Problem]:
