@@ -1,7 +1,8 @@
-"""Template engine speed against transformers 5.23.0: one-shot ``parse_response``, ``trace_response``
-and ``ResponseParser`` fed 4-character chunks, on the same templates, prompts and outputs.
+"""Template engine speed against transformers (5.24.0 by default, ``--release 5.23.0`` for the other
+oracle): one-shot ``parse_response``, ``trace_response`` and ``ResponseParser`` fed 4-character
+chunks, on the same templates, prompts and outputs, our engine behaving as that release.
 
-    python benchmarks/bench_template.py [--repeat N] [--chunk N]
+    python benchmarks/bench_template.py [--release VERSION] [--repeat N] [--chunk N]
 
 Needs the test extra: transformers 5.23.0 cannot live in the project's environment (it keeps 5.14.1
 for the schema oracle), so the script re-runs itself with the python of the oracle environment that
@@ -110,7 +111,21 @@ def bench(args: argparse.Namespace) -> int:
     from fallback_templates import QWEN3  # the runtime's own Qwen3 fallback, as written in the spec
     from transformers.utils import chat_parsing as runtime
 
-    ours = import_template_engine()
+    engine = import_template_engine()
+    release = ".".join(args.release.split(".")[:2])
+
+    class ours:  # the engine behaving as the release benchmarked against
+        @staticmethod
+        def parse_response(*a, **k):
+            return engine.parse_response(*a, runtime=release, **k)
+
+        @staticmethod
+        def trace_response(*a, **k):
+            return engine.trace_response(*a, runtime=release, **k)
+
+        @staticmethod
+        def ResponseParser(*a, **k):  # noqa: N802 - the runtime's name
+            return engine.ResponseParser(*a, runtime=release, **k)
 
     def unlimited_parser(template, prefix, tools):
         return ours.ResponseParser(template, prefix=prefix, tools=tools, time_limit=None)
@@ -172,13 +187,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=0, help="runs per case (default: 200 small, 3 large)")
     parser.add_argument("--chunk", type=int, default=4, help="characters per feed() when streaming (4)")
+    parser.add_argument("--release", default="5.24.0", help="the transformers release to compare with (5.24.0)")
     args = parser.parse_args()
     if os.environ.get(CHILD):
         return bench(args)
     sys.path.insert(0, str(ROOT / "tests"))
     from template_oracle import ensure_env
 
-    python = ensure_env()
+    python = ensure_env(args.release)
     env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "PYTHONHOME")}
     env.update({CHILD: "1", "TRANSFORMERS_VERBOSITY": "error"})
     return subprocess.call([str(python), str(Path(__file__).resolve()), *sys.argv[1:]], env=env)
