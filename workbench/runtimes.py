@@ -93,7 +93,7 @@ def runtime_python(version: str, say: Callable[[str], None] = lambda _: None) ->
         shutil.rmtree(folder, ignore_errors=True)
         try:
             _run([sys.executable, "-m", "venv", str(folder)], f"could not create {folder}")
-            _run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", f"transformers=={version}",
+            _run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile", f"transformers=={version}",
                   *EXTRAS], f"could not install transformers {version} into {folder}")
             (folder / STAMP).write_text(json.dumps(_stamp(version)), encoding="utf-8")
         except OSError as exc:
