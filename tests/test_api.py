@@ -57,3 +57,27 @@ def test_validate_speaks_both_formats():
     [problem] = workbench.validate(pythonic, runtime="5.23")
     assert problem.severity == "error" and "unknown content parser 'python-call-list'" in problem.message
     assert workbench.validate({"type": "object", "properties": {"a": {"type": "string", "x-regex": "("}}})
+
+
+def test_release_names_are_plain_numbers():
+    from workbench.engine.template.releases import UnknownRelease, release
+
+    assert str(release(" 5.23.0 ")) == "5.23" and str(release("5.24.0rc1")) == "5.24"
+    for name in ("5.023", "٥.٢٣", "5.23.x", ""):
+        with pytest.raises(UnknownRelease):
+            release(name)
+
+
+def test_a_loaded_template_keeps_its_release():
+    from workbench.engine.template import load_template
+
+    loaded = load_template(CLOSER_GROUP, "5.23")
+    with pytest.raises(KeyError):
+        workbench.parse_response("<x>body</end>", loaded, prefix="")
+
+
+def test_the_matrix_says_when_no_release_loads_the_template():
+    from workbench.engine.template.matrix import MatrixSample, release_matrix
+
+    matrix = release_matrix({"fields": {"c": {}}}, [MatrixSample("a", "hi")])
+    assert not matrix.same and matrix.lines() == ["releases: no release from 5.13 to 5.24 loads the template, so no sample was run"]

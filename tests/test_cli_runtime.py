@@ -231,3 +231,8 @@ def test_roundtrip_and_draft_take_the_runtime():
         "error: --runtime 5.9: transformers 5.9 has no response_template engine (it exists from 5.13)")
     assert run("roundtrip", "--chat-template", chat, "--template", ROOT / "schemas" / "gpt_oss.template.json",
                "--runtime", "5.23").exit_code in (0, 1)
+
+
+def test_check_update_does_not_write_an_older_releases_results_into_the_goldens(family):
+    result = run("check", family / "schemas", family / "sample_outputs", "--update", "--runtime", "5.23")
+    assert result.exit_code == 2 and "--update writes goldens" in result.output and "wrote" not in result.output

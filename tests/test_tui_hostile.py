@@ -399,3 +399,29 @@ async def test_migration_dialog_opens_the_template_by_its_own_key(workdir):
         await pilot.press("o")
         await settle(pilot, app)
         assert app.screen is app.main and "qwen3.template.json" in str(app.main.editor.border_title)
+
+
+async def test_the_release_line_never_shows_a_field_name_and_decides_vllm_by_its_rules():
+    """A field named like escape sequences plus the words of a good verdict: vLLM refuses the
+    template (not a field it serves), the line says so, and no ESC reaches the screen."""
+    from textual.app import App
+
+    from workbench.analysis import template_problems
+    from workbench.tui.widgets.release_line import ReleaseLine
+
+    name = "\x1b[2J\x1b]0;pwned\x1b\\ can serve it"
+    _, releases = template_problems({"start_anchor": "@", "fields": {name: {}}})
+    assert releases.served is False
+
+    class One(App):
+        def compose(self):
+            yield ReleaseLine()
+
+    app = One()
+    async with app.run_test() as pilot:
+        line = app.query_one(ReleaseLine)
+        line.show(releases)
+        await pilot.pause()
+        shown = str(line.render())
+        assert "vLLM 0.33 refuses it" in shown and "can serve it" not in shown
+        assert "\x1b" not in shown

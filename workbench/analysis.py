@@ -324,8 +324,9 @@ def template_problems(template: Any, tools: Any = None, runtime: Any = None) -> 
     for pointer, why in releases.notes:
         problems.append(Problem(pointer, WARNING, why))
     if not problems or problems[0].severity != ERROR:  # vLLM's rules assume a template that loads
-        releases.serving = vllm_verdict(template)
-        problems += [Problem(p.path, NOTE, f"{VLLM} refuses it: {p.message}") for p in refusals(template)]
+        refused = refusals(template)
+        releases.serving, releases.served = vllm_verdict(template), not refused
+        problems += [Problem(p.path, NOTE, f"{VLLM} refuses it: {p.message}") for p in refused]
     return problems, releases
 
 

@@ -25,6 +25,13 @@ from .runtime_choice import runtime_for
 _UNSET: Any = object()
 
 
+def _chosen(parser: Any, runtime: Any):
+    """What ``parser`` runs as; a loaded Template (engine.template.load_template) keeps its release."""
+    if isinstance(parser, _template.Template):
+        return runtime_for(TEMPLATE, parser.release if runtime is None else runtime)
+    return runtime_for(format_of(parser), runtime, parser)
+
+
 def _schema_only(prefix: Any, tools: Any) -> None:
     if prefix is not _UNSET:
         raise TypeError("prefix= is for a response_template; a response_schema parses the output alone")
@@ -35,7 +42,7 @@ def _schema_only(prefix: Any, tools: Any) -> None:
 def parse_response(text: str, parser: Any, *, prefix: Any = _UNSET, tools: Any = None, runtime: Any = None,
                    time_limit: float | None = DEFAULT_TIME_LIMIT) -> Any:
     """The message ``tokenizer.parse_response`` gives in transformers ``runtime``, or its error."""
-    chosen = runtime_for(format_of(parser), runtime, parser)
+    chosen = _chosen(parser, runtime)
     if chosen.format == TEMPLATE:
         return _template.parse_response(text, parser, prefix=None if prefix is _UNSET else prefix, tools=tools,
                                         time_limit=time_limit, runtime=chosen.release)
@@ -47,7 +54,7 @@ def trace(text: str, parser: Any, *, prefix: Any = _UNSET, tools: Any = None, ru
           time_limit: float | None = DEFAULT_TIME_LIMIT, cache: Any = None) -> Any:
     """The parse with its trace: a ``Trace`` (schema) or a ``TemplateTrace`` (template). ``cache``: a
     schema's SubtreeCache of earlier runs on the same text (engine/subtree_cache.py)."""
-    chosen = runtime_for(format_of(parser), runtime, parser)
+    chosen = _chosen(parser, runtime)
     if chosen.format == TEMPLATE:
         return _template.trace_response(text, parser, prefix=None if prefix is _UNSET else prefix, tools=tools,
                                         time_limit=time_limit, runtime=chosen.release)
@@ -59,7 +66,7 @@ def validate(parser: Any, *, runtime: Any = None) -> list[Problem]:
     """Every problem with its path: for a schema, ``workbench validate``'s list; for a template, the
     error transformers ``runtime`` raises when it loads it (if any) and the delimiters that make its
     parse quadratic (warnings)."""
-    chosen = runtime_for(format_of(parser), runtime, parser)
+    chosen = _chosen(parser, runtime)
     if chosen.format != TEMPLATE:
         return _validate_schema(parser)
     failure = _template.load_failure(parser, chosen.release)

@@ -44,6 +44,11 @@ def check(
         runtimes, notes = runtimes_for_both(runtime)
     except ValueError as exc:
         raise stop(f"error: --runtime {runtime}: {exc}", UNUSABLE)
+    if update and runtime is not None:
+        # A golden holds what the newest release gives (a plain check compares with it); an older
+        # release's results written there would fail every later check.
+        raise stop("error: --update writes goldens, which hold the newest release's results; it does not go with --runtime",
+                   UNUSABLE)
     if linear:
         if runtime is not None:
             raise stop("error: --runtime does not go with --linear (the time check runs the newest release)", UNUSABLE)

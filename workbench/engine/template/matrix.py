@@ -71,10 +71,11 @@ class Split:
 class ReleaseMatrix:
     checked: int  # samples run
     splits: list[Split] = field(default_factory=list)
+    loads_nowhere: bool = False  # no release loads the template: nothing was parsed
 
     @property
     def same(self) -> bool:
-        return not self.splits
+        return not self.splits and not self.loads_nowhere
 
     def split_samples(self) -> set[str]:
         return {split.sample for split in self.splits if split.sample is not None}
@@ -82,6 +83,8 @@ class ReleaseMatrix:
     def lines(self) -> list[str]:
         first, last = behaviours()[0][0], behaviours()[-1][1]
         samples = f"{self.checked} sample{'s' if self.checked != 1 else ''}"
+        if self.loads_nowhere:
+            return [f"releases: no release from {first} to {last} loads the template, so no sample was run"]
         if self.same:
             what = f"its {samples}" if self.checked else "loading (no samples to run)"
             return [f"releases: {span(first, last)} give the same result on {what}"]
@@ -137,7 +140,7 @@ def release_matrix(
             # As it was when returned: a later parse may still append to a shared list default.
             row.append((first, last, json.loads(json.dumps(value)) if failure is None else None, failure))
         results.append(row)
-    matrix = ReleaseMatrix(len(samples))
+    matrix = ReleaseMatrix(len(samples), loads_nowhere=all(error is not None for _, _, _, error in loads))
     load_parts = _parts(loads)
     if len(load_parts) > 1:
         matrix.splits.append(Split(None, load_parts, "refused in " + ", ".join(

@@ -82,7 +82,9 @@ class Release:
 
 
 OLDEST, NEWEST = Release(OLDEST_MINOR), Release(NEWEST_MINOR)
-_NAME = re.compile(r"(\d+)\.(\d+)(?:\.\d+(?:\.?(?:post|rc|dev)\d*)?)?")
+# ASCII digits, no leading zeros (a release is 5.23, never 5.023); a patch, pre- or post-release
+# suffix names the same minor release.
+_NAME = re.compile(r"([1-9][0-9]*|0)\.([1-9][0-9]*|0)(?:\.[0-9]+(?:\.?(?:post|rc|dev)[0-9]*)?)?")
 
 
 class UnknownRelease(ValueError):

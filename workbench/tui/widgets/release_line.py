@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ...engine.template.releases import NEWEST, Release
+from ...engine.template.serving import VLLM
 from ...engine.versions import Releases, span
 
 
@@ -29,8 +30,11 @@ class ReleaseLine(Static):
             text.append(" give this result", style="dim")
         else:
             text.append(" give this result", style="dim")
-        if releases.serving is not None:
-            served = " can serve it" in releases.serving
+        if releases.served is not None:
+            # Only the verdict: the reasons name keys from the file, and are listed with the problems.
             text.append(" · ", style="dim")
-            text.append(releases.serving if served else releases.serving.split(":")[0], style="green" if served else "bold yellow")
+            if releases.served:
+                text.append(f"{VLLM} can serve it", style="green")
+            else:
+                text.append(f"{VLLM} refuses it", style="bold yellow")
         self.update(text)
