@@ -193,23 +193,28 @@ def _base_python() -> str:
     return os.environ.get("WORKBENCH_ORACLE_PYTHON") or sys.executable
 
 
+def base_python_of(base_python: str) -> tuple[str, str]:
+    """The version and base prefix of the Python an environment is built from (both in its stamp)."""
+    if base_python == sys.executable:
+        return sys.version.split()[0], sys.base_prefix
+    try:
+        probe = subprocess.run(
+            [base_python, "-c", "import sys; print(sys.version.split()[0]); print(sys.base_prefix)"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    except OSError as exc:
+        raise OracleUnavailable(f"the base Python {base_python!r} does not run: {exc}") from None
+    if probe.returncode != 0:
+        raise OracleUnavailable(f"the base Python {base_python!r} does not run: {probe.stderr.strip()}")
+    version, base_prefix = probe.stdout.split("\n")[:2]
+    return version, base_prefix
+
+
 def _wanted_stamp(base_python: str, version: str = TRANSFORMERS_VERSION) -> dict[str, Any]:
     release = version
-    if base_python == sys.executable:
-        version, base_prefix = sys.version.split()[0], sys.base_prefix
-    else:
-        try:
-            probe = subprocess.run(
-                [base_python, "-c", "import sys; print(sys.version.split()[0]); print(sys.base_prefix)"],
-                capture_output=True,
-                text=True,
-                check=False,
-            )
-        except OSError as exc:
-            raise OracleUnavailable(f"the base Python {base_python!r} does not run: {exc}") from None
-        if probe.returncode != 0:
-            raise OracleUnavailable(f"the base Python {base_python!r} does not run: {probe.stderr.strip()}")
-        version, base_prefix = probe.stdout.split("\n")[:2]
+    version, base_prefix = base_python_of(base_python)
     if tuple(int(part) for part in version.split(".")[:2]) < (3, 11):
         raise OracleUnavailable(
             f"transformers {release} needs Python 3.11+, and {base_python} is {version}: "
@@ -225,6 +230,8 @@ def _wanted_stamp(base_python: str, version: str = TRANSFORMERS_VERSION) -> dict
 
 
 def _is_built(directory: Path, wanted: dict[str, Any]) -> bool:
+    """Whether ``directory`` holds a finished environment stamped ``wanted`` (the oracles of
+    vllm_oracle.py use it too: every stamp is a file named STAMP_NAME)."""
     try:
         stamp = json.loads((directory / STAMP_NAME).read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -33,7 +33,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from template_oracle import OracleUnavailable, _base_python, _env_python, _FileLock
+from template_oracle import STAMP_NAME, OracleUnavailable, _base_python, _env_python, _FileLock, _is_built, base_python_of
 
 VLLM_VERSION = "0.33.0"
 # The wheel pip picks for Linux x86-64; the files kept from it are pure Python, the same in every
@@ -45,7 +45,6 @@ KEPT = ("vllm/parser/chat_parsing/", "vllm/parser/response_template.py")
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER = Path(__file__).resolve().parent / "vllm_oracle_runner.py"
-STAMP_NAME = "oracle-stamp.json"
 LOCK_TIMEOUT = 900.0
 
 
@@ -57,13 +56,7 @@ def env_dir() -> Path:
 
 
 def _wanted_stamp(base_python: str) -> dict[str, Any]:
-    probe = subprocess.run(
-        [base_python, "-c", "import sys; print(sys.version.split()[0]); print(sys.base_prefix)"],
-        capture_output=True, text=True, check=False,
-    )
-    if probe.returncode != 0:
-        raise OracleUnavailable(f"the base Python {base_python!r} does not run: {probe.stderr.strip()}")
-    version, base_prefix = probe.stdout.split("\n")[:2]
+    version, base_prefix = base_python_of(base_python)
     return {
         "format": 1,
         "vllm": VLLM_VERSION,
@@ -73,14 +66,6 @@ def _wanted_stamp(base_python: str) -> dict[str, Any]:
         "python": version,
         "base_prefix": base_prefix,
     }
-
-
-def _is_built(directory: Path, wanted: dict[str, Any]) -> bool:
-    try:
-        stamp = json.loads((directory / STAMP_NAME).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(stamp, dict) and stamp == wanted and _env_python(directory).exists()
 
 
 def ensure_env(directory: Path | None = None, *, log=None) -> Path:

@@ -39,6 +39,17 @@ PREFIX_REQUIRED = (
 )
 
 
+def _release(response_template: Any, runtime: Any, tools: Any, caller: str) -> Any:
+    """The release to behave as (a loaded Template's own unless ``runtime`` names one); before 5.15
+    ``tools=`` is a TypeError naming ``caller``, as the runtime's signature gives it."""
+    if isinstance(response_template, Template) and runtime is None:
+        runtime = response_template.release
+    release = release_of(runtime)
+    if tools is not None and not release.has("tools"):
+        raise TypeError(f"{caller}() got an unexpected keyword argument 'tools'")
+    return release
+
+
 def _empty(value: Any) -> bool:
     return value is None or (isinstance(value, (list, dict, str)) and not value)
 
@@ -61,11 +72,7 @@ class ResponseParser:
         recorder: Any = None,
         runtime: Any = None,
     ) -> None:
-        if isinstance(response_template, Template) and runtime is None:
-            runtime = response_template.release
-        self.release = release = release_of(runtime)
-        if tools is not None and not release.has("tools"):
-            raise TypeError("ResponseParser.__init__() got an unexpected keyword argument 'tools'")
+        self.release = release = _release(response_template, runtime, tools, "ResponseParser.__init__")
         self.template: Template = load_template(response_template, release)
         if prefix is None:
             raise ValueError(PREFIX_REQUIRED)
@@ -283,11 +290,8 @@ def parse_response(
     runtime: Any = None,
 ) -> dict:
     """The message transformers' ``parse_response`` gives: ``feed(text)`` then ``finalize()``."""
-    if isinstance(response_template, Template) and runtime is None:
-        runtime = response_template.release
-    if tools is not None and not release_of(runtime).has("tools"):
-        raise TypeError("parse_response() got an unexpected keyword argument 'tools'")
-    parser = ResponseParser(response_template, prefix=prefix, tools=tools, time_limit=time_limit, runtime=runtime)
+    release = _release(response_template, runtime, tools, "parse_response")
+    parser = ResponseParser(response_template, prefix=prefix, tools=tools, time_limit=time_limit, runtime=release)
     parser.feed(text)
     message, _ = parser.finalize()
     return message
