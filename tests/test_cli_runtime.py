@@ -38,18 +38,22 @@ def run(*args: str):
     return CliRunner().invoke(app, [str(a) for a in args])
 
 
-@pytest.fixture
-def family(tmp_path: Path) -> Path:
-    """A repository layout: schemas/demo.template.json and sample_outputs/demo/ (one sample that
-    splits, one that does not), with the prompt."""
-    (tmp_path / "schemas").mkdir()
-    (tmp_path / "schemas" / "demo.template.json").write_text(json.dumps(CLOSE_CAPTURES), encoding="utf-8")
-    folder = tmp_path / "sample_outputs" / "demo"
+def write_demo_family(root: Path) -> Path:
+    """A repository layout under ``root``: schemas/demo.template.json and sample_outputs/demo/ (one
+    sample that splits, one that does not), with the prompt."""
+    (root / "schemas").mkdir(parents=True)
+    (root / "schemas" / "demo.template.json").write_text(json.dumps(CLOSE_CAPTURES, indent=2), encoding="utf-8")
+    folder = root / "sample_outputs" / "demo"
     folder.mkdir(parents=True)
     (folder / "call.txt").write_text(CALL, encoding="utf-8")
     (folder / "plain.txt").write_text("Just text", encoding="utf-8")
     (folder / "default.prompt.txt").write_text("<|user|>hi<|assistant|>", encoding="utf-8")
-    return tmp_path
+    return root
+
+
+@pytest.fixture
+def family(tmp_path: Path) -> Path:
+    return write_demo_family(tmp_path)
 
 
 # ----- the one place a --runtime is read -------------------------------------------------------

@@ -6,11 +6,10 @@ raise KeyError when the closer matches (releases.CHANGES "close_captures")."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from test_cli_runtime import CALL, CLOSE_CAPTURES
+from test_cli_runtime import write_demo_family
 from tui_helpers import SIZE, settle
 from typer.testing import CliRunner
 
@@ -25,15 +24,7 @@ from workbench.tui.widgets.sample_bar import SPLIT_MARK
 
 @pytest.fixture
 def demo(tmp_path: Path) -> Path:
-    tmp_path = tmp_path / "demo"  # beside the workdir fixture's copy, which a test may use too
-    (tmp_path / "schemas").mkdir(parents=True)
-    (tmp_path / "schemas" / "demo.template.json").write_text(json.dumps(CLOSE_CAPTURES, indent=2), encoding="utf-8")
-    folder = tmp_path / "sample_outputs" / "demo"
-    folder.mkdir(parents=True)
-    (folder / "call.txt").write_text(CALL, encoding="utf-8")
-    (folder / "plain.txt").write_text("Just text", encoding="utf-8")
-    (folder / "default.prompt.txt").write_text("<|user|>hi<|assistant|>", encoding="utf-8")
-    return tmp_path
+    return write_demo_family(tmp_path / "demo")  # beside the workdir fixture's copy, which a test may use too
 
 
 def demo_app(demo: Path, runtime=None) -> WorkbenchApp:
