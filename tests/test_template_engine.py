@@ -41,6 +41,14 @@ class ByRelease:
 
 RELEASES = ("5.23", "5.24")
 
+# A field read by python-call-list, and what 5.13-5.23 say of it when the template loads.
+PCL = {"start_anchor": "@", "fields": {"c": {"open": "<c>", "content": "python-call-list"}}}
+
+
+def PCL_REFUSED_BEFORE_524(field: str) -> "Raises":  # noqa: N802 - reads as the constant it stands for
+    return Raises(ValueError, f"Field '{field}': unknown content parser 'python-call-list'. Available: "
+                              "['bool', 'float', 'int', 'json', 'kv-lines', 'text', 'xml-inline']")
+
 
 def expected_at(expected, release: str):
     """A case's expected outcome under ``release``."""
@@ -1126,42 +1134,42 @@ CASES: dict[str, tuple] = {
         'Let me check.<calls>[get_weather(city="Paris", days=3), now()]</calls>',
         '',
         None,
-        ByRelease({"5.23": Raises(ValueError, "Field 'tool_calls': unknown content parser 'python-call-list'. Available: ['bool', 'float', 'int', 'json', 'kv-lines', 'text', 'xml-inline']"), "5.24": {'content': 'Let me check.', 'tool_calls': [{'type': 'function', 'function': {'name': 'get_weather', 'arguments': {'city': 'Paris', 'days': 3}}}, {'type': 'function', 'function': {'name': 'now', 'arguments': {}}}]}}),
+        ByRelease({"5.23": PCL_REFUSED_BEFORE_524("tool_calls"), "5.24": {'content': 'Let me check.', 'tool_calls': [{'type': 'function', 'function': {'name': 'get_weather', 'arguments': {'city': 'Paris', 'days': 3}}}, {'type': 'function', 'function': {'name': 'now', 'arguments': {}}}]}}),
     ),
     '524-pcl-values': (
-        {'start_anchor': '@', 'fields': {'c': {'open': '<c>', 'content': 'python-call-list'}}},
+        PCL,
         '<c>[f(a=\'x\\\'y\', b=-1.5e3, c=None, d=[True, false, null], e={\'k\': "\\u00e9"})]',
         '',
         None,
-        ByRelease({"5.23": Raises(ValueError, "Field 'c': unknown content parser 'python-call-list'. Available: ['bool', 'float', 'int', 'json', 'kv-lines', 'text', 'xml-inline']"), "5.24": {'c': [{'name': 'f', 'arguments': {'a': "x'y", 'b': -1500.0, 'c': None, 'd': [True, False, None], 'e': {'k': 'é'}}}]}}),
+        ByRelease({"5.23": PCL_REFUSED_BEFORE_524("c"), "5.24": {'c': [{'name': 'f', 'arguments': {'a': "x'y", 'b': -1500.0, 'c': None, 'd': [True, False, None], 'e': {'k': 'é'}}}]}}),
     ),
     '524-pcl-positional': (
-        {'start_anchor': '@', 'fields': {'c': {'open': '<c>', 'content': 'python-call-list'}}},
+        PCL,
         '<c>[f("x")]',
         '',
         None,
-        ByRelease({"5.23": Raises(ValueError, "Field 'c': unknown content parser 'python-call-list'. Available: ['bool', 'float', 'int', 'json', 'kv-lines', 'text', 'xml-inline']"), "5.24": Raises(ValueError, 'python-call-list: expected a keyword argument (positional arguments and trailing commas are not supported) at position 3.\nContent: \'[f("x")]\'')}),
+        ByRelease({"5.23": PCL_REFUSED_BEFORE_524("c"), "5.24": Raises(ValueError, 'python-call-list: expected a keyword argument (positional arguments and trailing commas are not supported) at position 3.\nContent: \'[f("x")]\'')}),
     ),
     '524-pcl-repeated-key': (
-        {'start_anchor': '@', 'fields': {'c': {'open': '<c>', 'content': 'python-call-list'}}},
+        PCL,
         '<c>[f(a=1, a=2)]',
         '',
         None,
-        ByRelease({"5.23": Raises(ValueError, "Field 'c': unknown content parser 'python-call-list'. Available: ['bool', 'float', 'int', 'json', 'kv-lines', 'text', 'xml-inline']"), "5.24": Raises(ValueError, "python-call-list: repeated name 'a' at position 12.\nContent: '[f(a=1, a=2)]'")}),
+        ByRelease({"5.23": PCL_REFUSED_BEFORE_524("c"), "5.24": Raises(ValueError, "python-call-list: repeated name 'a' at position 12.\nContent: '[f(a=1, a=2)]'")}),
     ),
     '524-pcl-after-bracket': (
-        {'start_anchor': '@', 'fields': {'c': {'open': '<c>', 'content': 'python-call-list'}}},
+        PCL,
         '<c>[f()] and more',
         '',
         None,
-        ByRelease({"5.23": Raises(ValueError, "Field 'c': unknown content parser 'python-call-list'. Available: ['bool', 'float', 'int', 'json', 'kv-lines', 'text', 'xml-inline']"), "5.24": Raises(ValueError, "python-call-list: unexpected content after the closing ']' at position 6.\nContent: '[f()] and more'")}),
+        ByRelease({"5.23": PCL_REFUSED_BEFORE_524("c"), "5.24": Raises(ValueError, "python-call-list: unexpected content after the closing ']' at position 6.\nContent: '[f()] and more'")}),
     ),
     '524-pcl-empty': (
         {'start_anchor': '@', 'fields': {'c': {'open': '<c>', 'content': 'python-call-list'}, 'd': {}}},
         'hi<c>[]',
         '',
         None,
-        ByRelease({"5.23": Raises(ValueError, "Field 'c': unknown content parser 'python-call-list'. Available: ['bool', 'float', 'int', 'json', 'kv-lines', 'text', 'xml-inline']"), "5.24": {'d': 'hi'}}),
+        ByRelease({"5.23": PCL_REFUSED_BEFORE_524("c"), "5.24": {'d': 'hi'}}),
     ),
     '524-pcl-value-parser': (
         {'start_anchor': '@', 'fields': {'c': {'open': '<c>', 'content': 'xml-inline', 'content_args': {'tag_pattern': '<(?P<key>\\w+)>(?P<value>.*?)</(?P=key)>', 'value_parser': {'name': 'python-call-list'}}}}},
@@ -1171,11 +1179,11 @@ CASES: dict[str, tuple] = {
         ByRelease({"5.23": Raises(KeyError, "'python-call-list'"), "5.24": {'c': {'x': [{'name': 'g', 'arguments': {'n': 1}}]}}}),
     ),
     '524-pcl-big-int': (
-        {'start_anchor': '@', 'fields': {'c': {'open': '<c>', 'content': 'python-call-list'}}},
+        PCL,
         '<c>[f(n=9007199254740992)]',
         '',
         None,
-        ByRelease({"5.23": Raises(ValueError, "Field 'c': unknown content parser 'python-call-list'. Available: ['bool', 'float', 'int', 'json', 'kv-lines', 'text', 'xml-inline']"), "5.24": Raises(ValueError, "python-call-list: integer outside the range of -(2^53 - 1) to 2^53 - 1 at position 5.\nContent: '[f(n=9007199254740992)]'")}),
+        ByRelease({"5.23": PCL_REFUSED_BEFORE_524("c"), "5.24": Raises(ValueError, "python-call-list: integer outside the range of -(2^53 - 1) to 2^53 - 1 at position 5.\nContent: '[f(n=9007199254740992)]'")}),
     ),
 }
 
