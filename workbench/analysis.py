@@ -33,7 +33,7 @@ from .engine.template.highlights import anchor_span, template_runs
 from .engine.template.outline import OutlineNode, failure_pointer, outline, spans_at
 from .engine.template.slow_delimiters import slow_delimiters
 from .engine.trace_tree import Span
-from .engine.template.serving import VLLM, refusals, vllm_verdict
+from .engine.template.serving import REFUSED, VLLM, vllm_problems
 from .engine.versions import SCHEMA, TEMPLATE, Releases, template_releases, tools_narrowing
 from .files import InputError, parse_schema_text
 
@@ -324,8 +324,8 @@ def template_problems(template: Any, tools: Any = None, runtime: Any = None) -> 
     for pointer, why in releases.notes:
         problems.append(Problem(pointer, WARNING, why))
     if not problems or problems[0].severity != ERROR:  # vLLM's rules assume a template that loads
-        refused = refusals(template)
-        releases.serving, releases.served = vllm_verdict(template), not refused
+        refused = [p for p in vllm_problems(template, releases) if p.severity == REFUSED]
+        releases.served = not refused
         problems += [Problem(p.path, NOTE, f"{VLLM} refuses it: {p.message}") for p in refused]
     return problems, releases
 

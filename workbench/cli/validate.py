@@ -100,6 +100,7 @@ def _releases(path: Path, releases) -> None:
 def _serving(path: Path, value) -> None:
     """Whether vLLM 0.33 serves the template, and why not or what it changes. A refusal is not a
     failure here: transformers runs the template (docs/response-template.md#serving-in-vllm)."""
-    emit_line(f"{path}: {vllm_verdict(value)}")
-    for problem in vllm_problems(value):
+    problems = vllm_problems(value)
+    emit_line(f"{path}: {vllm_verdict(value, problems)}")
+    for problem in problems:
         emit_line(f"{path}:   vllm {problem}")

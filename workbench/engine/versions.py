@@ -39,8 +39,7 @@ class Releases:
     # that changed it): the release matrix on samples says whether it does on them.
     splits: list[Narrowing] = field(default_factory=list)
     notes: list[tuple[str, str]] = field(default_factory=list)  # (pointer, why): not about releases
-    serving: str | None = None  # for a template: vLLM's verdict on it (engine/template/serving.py)
-    served: bool | None = None  # whether vLLM serves it (None: not asked)
+    served: bool | None = None  # for a template: whether vLLM serves it (engine/template/serving.py; None: not asked)
 
     @property
     def same(self) -> tuple[tuple[int, int], tuple[int, int] | None]:

@@ -52,9 +52,10 @@ VLLM_PARSES_AS = "5.23"
 _FIELD_IN_ERROR = re.compile(r"^Field '(.*?)'")
 
 
-def vllm_problems(template: Any) -> list[Problem]:
+def vllm_problems(template: Any, releases: Any = None) -> list[Problem]:
     """Every reason vLLM 0.33 refuses ``template`` (severity ``refused``), in the order its check
-    meets them, then what it serves differently from transformers (severity ``note``)."""
+    meets them, then what it serves differently from transformers (severity ``note``).
+    ``releases``: the template's ``versions.template_releases``, if the caller has it."""
     if not isinstance(template, dict) or not isinstance(template.get("fields"), dict):
         return []
     fields: dict[str, Any] = template["fields"]
@@ -92,12 +93,11 @@ def vllm_problems(template: Any) -> list[Problem]:
         if spec.get("join") is not None:
             refused.append(Problem(
                 f"{_field(name)}/join", REFUSED, f"vLLM streams {name} as it is written: no join"))
-    return refused + _notes(fields) + _newer_parsing(template)
+    return refused + _notes(fields) + _newer_parsing(releases or template_releases(template))
 
 
-def _newer_parsing(template: Any) -> list[Problem]:
+def _newer_parsing(releases: Any) -> list[Problem]:
     """Keys whose result 5.24 changed: vLLM parses them as 5.23 does."""
-    releases = template_releases(template)
     changed = [n.pointer for n in (*releases.narrowings, *releases.splits) if n.since == (5, 24)]
     if not changed:
         return []
@@ -150,11 +150,13 @@ def refusals(template: Any) -> list[Problem]:
     return [problem for problem in vllm_problems(template) if problem.severity == REFUSED]
 
 
-def vllm_verdict(template: Any) -> str:
+def vllm_verdict(template: Any, problems: list[Problem] | None = None) -> str:
     """One line: whether vLLM 0.33 starts with ``template``, and if not, the first reason in the
     order vLLM checks (its message names every unknown field and default at once, sorted; then the
-    first of thinking and content that breaks a rule), and how many more there are."""
-    refused = refusals(template)
+    first of thinking and content that breaks a rule), and how many more there are. ``problems``:
+    ``vllm_problems(template)``, if the caller has it."""
+    problems = vllm_problems(template) if problems is None else problems
+    refused = [problem for problem in problems if problem.severity == REFUSED]
     if not refused:
         return f"{VLLM} can serve it"
     first = refused[0]
