@@ -17,7 +17,7 @@ import pytest
 import workbench
 from workbench.engine import ParseFailure, errors
 from workbench.engine.depth import MAX_JSON_DEPTH, RECURSION_LIMIT, RUNTIME_JSON_DEPTH, deep, too_deep
-from workbench.engine.regexes import compile_re
+from workbench.engine.schema.regexes import compile_re
 from workbench.engine.template import load_template, parse_response as template_parse_response
 from workbench.engine.template.load import describe_load_error
 from workbench.files import MAX_INPUT_BYTES, InputError, NestingError, load_json, parse_json_text, read_sample

@@ -9,9 +9,9 @@ import pytest
 
 from workbench.analysis import analyze
 from workbench.engine import trace
-from workbench.engine.highlights import flatten, trace_paints
-from workbench.engine.subtree_cache import SubtreeCache
-from workbench.engine.subtree_memo import SubtreeMemo
+from workbench.engine.schema.highlights import flatten, trace_paints
+from workbench.engine.schema.subtree_cache import SubtreeCache
+from workbench.engine.schema.subtree_memo import SubtreeMemo
 from workbench.samples import family_schema
 
 from families import has_schema  # schema families only (tests/families.py)

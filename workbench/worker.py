@@ -46,12 +46,12 @@ from typing import Any, Callable
 
 from .analysis import Analysis, add_outline, analyze
 from .engine import template as template_engine
-from .engine.regexes import cut_short
-from .engine.subtree_cache import SubtreeCache
-from .engine.subtree_memo import SubtreeMemo
+from .engine.schema.regexes import cut_short
+from .engine.schema.subtree_cache import SubtreeCache
+from .engine.schema.subtree_memo import SubtreeMemo
 from .engine.template.replay import Replay, replay
 from .engine.template.trace_types import Candidate, Dropped, Emptied, Failure, Region, TemplateTrace, TieBreak
-from .engine.trace_tree import Group, RegexMatch, TraceNode
+from .engine.schema.trace_tree import Group, RegexMatch, TraceNode
 from .engine.versions import TEMPLATE
 from .samples import Sample, Verdict, judge, template_error, verdict_of
 

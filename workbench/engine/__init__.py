@@ -1,11 +1,11 @@
 """The engine: parse, trace and validate response schemas. Imports nothing from the UI."""
 
 from .errors import ParseFailure, RegexTimeout, SchemaTypeError, SchemaValueError
-from .parse import parse_response, trace
-from .regexes import DEFAULT_TIME_LIMIT
-from .subtree_cache import SubtreeCache
-from .trace_tree import MISSING, Trace, TraceNode
-from .validate import ERROR, WARNING, Problem, errors, validate
+from .schema.parse import parse_response, trace
+from .schema.regexes import DEFAULT_TIME_LIMIT
+from .schema.subtree_cache import SubtreeCache
+from .schema.trace_tree import MISSING, Trace, TraceNode
+from .schema.validate import ERROR, WARNING, Problem, errors, validate
 
 __all__ = [
     "MISSING",

@@ -24,7 +24,7 @@ from ..locks import folder_lock
 from .formats import format_of
 from .template import load_failure
 from .template.serving import refusals, vllm_verdict
-from .validate import Problem, errors, validate
+from .schema.validate import Problem, errors, validate
 from .versions import TEMPLATE
 
 CONFIG_NAME = "tokenizer_config.json"
@@ -268,7 +268,7 @@ def verify_tokenizer_dir(tokenizer_dir: str | Path, schema: Any, sample_text: st
     AutoTokenizer = require_transformers()
     import importlib.metadata
 
-    from .parse import parse_response
+    from .schema.parse import parse_response
 
     version = importlib.metadata.version("transformers")
     lines = [f"loaded with transformers {version}"]

@@ -7,7 +7,7 @@ from functools import lru_cache
 from rich.style import Style
 from textual.color import Color
 
-from ..engine.highlights import (
+from ..engine.schema.highlights import (
     BODY,
     BODY_ALT,
     CAPTURE,

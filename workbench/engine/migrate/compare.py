@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import parse_response as schema_parse
 from ..pointer import escape
-from ..regexes import DEFAULT_TIME_LIMIT
+from ..schema.regexes import DEFAULT_TIME_LIMIT
 from ..template import parse_response as template_parse
 
 

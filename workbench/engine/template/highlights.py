@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..highlights import (
+from ..schema.highlights import (
     BODY,
     BODY_ALT,
     CAPTURE,

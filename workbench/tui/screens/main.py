@@ -32,10 +32,10 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from ...analysis import Analysis, Lit
 from ...document import SchemaDocument
 from ...engine import DEFAULT_TIME_LIMIT
-from ...engine.highlights import DROPPED, EMPTIED, LEFT_OPEN, OVERWRITTEN
+from ...engine.schema.highlights import DROPPED, EMPTIED, LEFT_OPEN, OVERWRITTEN
 from ...engine.pointer import display
-from ...engine.schema_positions import SchemaPositions, schema_node_of
-from ...engine.subtree_memo import SubtreeMemo
+from ...engine.json_positions import SchemaPositions, schema_node_of
+from ...engine.schema.subtree_memo import SubtreeMemo
 from ...engine.template.releases import NEWEST, Release
 from ...engine.versions import SCHEMA, TEMPLATE
 from ...samples import FAILS, Sample, Verdict

@@ -14,7 +14,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import TextArea
 
-from ...engine.highlights import SELECTED
+from ...engine.schema.highlights import SELECTED
 from ...engine.template import TemplateTrace
 from ...templates import PromptDocument
 from ..palette import style_for

@@ -18,10 +18,10 @@ import jmespath
 import jmespath.exceptions
 import regex
 
-from .backtracking import risks as backtracking_risks
-from .backtracking import trims as slow_trims
-from .pointer import display, escape
-from .depth import RUNTIME_RE_GROUPS, deep, groups_too_deep
+from ..backtracking import risks as backtracking_risks
+from ..backtracking import trims as slow_trims
+from ..pointer import display, escape
+from ..depth import RUNTIME_RE_GROUPS, deep, groups_too_deep
 
 ERROR = "error"
 WARNING = "warning"

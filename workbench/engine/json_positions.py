@@ -6,7 +6,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
-from .json_spans import member_spans, value_bounds
+from .schema.json_spans import member_spans, value_bounds
 from .pointer import escape
 
 

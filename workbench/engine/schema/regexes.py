@@ -19,8 +19,8 @@ import warnings
 from functools import lru_cache
 from typing import Any, Iterator
 
-from .depth import RUNTIME_RE_GROUPS, groups_too_deep
-from .errors import RegexTimeout, SchemaTypeError, SchemaValueError
+from ..depth import RUNTIME_RE_GROUPS, groups_too_deep
+from ..errors import RegexTimeout, SchemaTypeError, SchemaValueError
 
 DEFAULT_TIME_LIMIT = 2.0  # seconds for one whole parse; real schemas need milliseconds
 

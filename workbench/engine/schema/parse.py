@@ -24,10 +24,10 @@ from typing import Any
 import jmespath
 
 from . import trace_tree as tr
-from .depth import RUNTIME_JSON_DEPTH, enter as _deep_enter, leave as _deep_leave, runtime_json_overflow
-from .errors import ParseFailure, RegexTimeout, SchemaTypeError, SchemaValueError
+from ..depth import RUNTIME_JSON_DEPTH, enter as _deep_enter, leave as _deep_leave, runtime_json_overflow
+from ..errors import ParseFailure, RegexTimeout, SchemaTypeError, SchemaValueError
 from .gemma4 import gemma4_to_json
-from .pointer import escape
+from ..pointer import escape
 from . import regexes as rx
 from .regexes import DEFAULT_TIME_LIMIT, arm, compile_re, disarm
 from .subtree_cache import SubtreeCache, input_key
