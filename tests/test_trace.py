@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import given
 
 import workbench
-from workbench.engine import trace_tree as tr
+from workbench.engine.schema import trace_tree as tr
 
 from test_engine_generated import SETTINGS, model_outputs, model_schemas
 
