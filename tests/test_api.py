@@ -60,7 +60,7 @@ def test_validate_speaks_both_formats():
 
 
 def test_release_names_are_plain_numbers():
-    from workbench.engine.template.releases import UnknownRelease, release
+    from workbench.engine.releases import UnknownRelease, release
 
     assert str(release(" 5.23.0 ")) == "5.23" and str(release("5.24.0rc1")) == "5.24"
     for name in ("5.023", "٥.٢٣", "5.23.x", ""):

@@ -12,7 +12,7 @@ import pytest
 from tokenizers import Tokenizer
 from tokenizers.models import WordLevel
 
-from workbench.chat_templates import load_chat_template
+from workbench.chat_template_files import load_chat_template
 from workbench.engine.chat_template import ChatTemplateError, SandboxedRenderer, render_chat
 from workbench.files import InputError
 

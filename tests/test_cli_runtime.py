@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from workbench.cli.app import app
-from workbench.engine.template.releases import UnknownRelease
+from workbench.engine.releases import UnknownRelease
 from workbench.runtime_choice import RuntimeRefused, runtime_for, runtimes_for_both, schema_runtime
 from workbench.engine.versions import SCHEMA, TEMPLATE
 

@@ -88,7 +88,7 @@ def test_the_release_tables_name_every_change_in_the_engine():
     engine's one table (releases.CHANGES) changes behaviour, and no other."""
     import re
 
-    from workbench.engine.template.releases import CHANGES
+    from workbench.engine.releases import CHANGES
 
     wanted = {f"{c.since[0]}.{c.since[1]}" for c in CHANGES}
     for path in (ROOT / "README.md", ROOT / "docs" / "response-template.md"):

@@ -10,7 +10,7 @@ def test_engine_imports_no_textual():
         # the template views, the round trip and the analysis the TUI runs: UI-free too
         "import workbench.engine.template.highlights, workbench.engine.template.outline, workbench.engine.template.replay\n"
         "import workbench.engine.chat_template.draft, workbench.engine.chat_template.roundtrip, workbench.engine.regex_source\n"
-        "import workbench.analysis, workbench.worker, workbench.child, workbench.migration, workbench.templates, workbench.goldens, workbench.probes, workbench.chat_templates\n"
+        "import workbench.analysis, workbench.worker, workbench.child, workbench.migration_run, workbench.prompts, workbench.goldens, workbench.probes, workbench.chat_template_files\n"
         "workbench.trace('<think>x</think>y', {'type': 'object', 'properties': {'c': {'type': 'string'}}})\n"
         "workbench.validate({'type': 'object'})\n"
         "bad = sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))\n"

@@ -9,7 +9,8 @@ import pytest
 
 from workbench.analysis import analyze
 from workbench.engine import trace
-from workbench.engine.schema.highlights import flatten, trace_paints
+from workbench.engine.paint import flatten
+from workbench.engine.schema.highlights import trace_paints
 from workbench.engine.schema.subtree_cache import SubtreeCache
 from workbench.engine.schema.subtree_memo import SubtreeMemo
 from workbench.samples import family_schema

@@ -11,22 +11,14 @@ import pytest
 
 from workbench.analysis import NOTE, analyze, load_error_pointer, template_problems
 from workbench.engine import ERROR
-from workbench.engine.schema.highlights import (
-    BODY,
-    BODY_ALT,
-    CAPTURE,
-    DELIMITER,
-    DROPPED,
-    EMPTIED,
-    LEFT_OPEN,
-    NO_FIELD,
-    OVERWRITTEN,
+from workbench.engine.paint import (
+    BODY, BODY_ALT, CAPTURE, DELIMITER, DROPPED, EMPTIED, LEFT_OPEN, NO_FIELD, OVERWRITTEN,
 )
 from workbench.engine.template import load_template, trace_response
 from workbench.engine.template.highlights import anchor_span, template_runs
 from workbench.engine.preview import preview
 from workbench.engine.template.outline import failure_pointer, outline, spans_at
-from workbench.engine.schema.trace_tree import MISSING
+from workbench.engine.spans import MISSING
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -14,7 +14,7 @@ from tui_helpers import SIZE, settle
 from typer.testing import CliRunner
 
 from workbench.document import SchemaDocument
-from workbench.engine.template.releases import NEWEST, Release
+from workbench.engine.releases import NEWEST, Release
 from workbench.samples import discover, load
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.screens.help import HelpScreen

@@ -12,7 +12,7 @@ import pytest
 from tui_helpers import ROOT, SIZE, make_app, move_to, settle
 from typer.testing import CliRunner
 
-from workbench.engine.schema.highlights import BODY, BODY_ALT, CAPTURE, DELIMITER, DROPPED, EMPTIED, OVERWRITTEN
+from workbench.engine.paint import BODY, BODY_ALT, CAPTURE, DELIMITER, DROPPED, EMPTIED, OVERWRITTEN
 from workbench.engine.template.outline import OutlineNode
 from workbench.engine.template.replay import DIRTY, LATE_CLOSE
 from workbench.samples import DIFFERS, MATCHES

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from workbench.analysis import analyze
 from workbench.cli.app import app as cli
 from workbench.document import SchemaDocument
-from workbench.engine.schema.highlights import GROUP, ITEM, ITEM_ALT, ITEM_GROUP, ITEM_GROUP_ALT, MATCH
+from workbench.engine.paint import GROUP, ITEM, ITEM_ALT, ITEM_GROUP, ITEM_GROUP_ALT, MATCH
 from workbench.samples import FAILS, Sample, family_schema, is_sample_file, load
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.screens import main as main_screen

@@ -22,7 +22,8 @@ from typing import Any, Callable, ContextManager
 
 from .engine import ERROR, WARNING, Problem, Trace, errors, trace, validate
 from .engine.formats import format_of
-from .engine.schema.highlights import Paint, flatten, node_spans, trace_paints
+from .engine.paint import Paint, flatten
+from .engine.schema.highlights import node_spans, trace_paints
 from .engine.pointer import display, join, split
 from .engine.schema.regexes import DEFAULT_TIME_LIMIT
 from .engine.json_positions import SchemaPositions, schema_node_of
@@ -32,7 +33,7 @@ from .engine.template import TemplateTrace, load_template, trace_response
 from .engine.template.highlights import anchor_span, template_runs
 from .engine.template.outline import OutlineNode, failure_pointer, outline, spans_at
 from .engine.template.slow_delimiters import slow_delimiters
-from .engine.schema.trace_tree import Span
+from .engine.spans import Span
 from .engine.template.serving import REFUSED, VLLM, vllm_problems
 from .engine.versions import SCHEMA, TEMPLATE, Releases, template_releases, tools_narrowing
 from .files import InputError, parse_schema_text

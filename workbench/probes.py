@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from .chat_templates import ChatTemplate
+from .chat_template_files import ChatTemplate
 from .engine import errors as error_problems
 from .engine import parse_response as parse_with_schema
 from .engine import template as template_engine

@@ -2,7 +2,7 @@
 what each format runs. No UI imports: the CLI and the TUI both call it.
 
 - A ``response_template`` runs the template engine as that release runs it (5.13–5.24,
-  ``engine.template.releases``; default the newest).
+  ``engine.releases``; default the newest).
 - A ``response_schema`` is read by transformers 5.3–5.14 only, and every one of them runs it as
   5.14.1's ``recursive_parse`` does (what the schema engine reproduces); the one difference is the
   ``gemma4-tool-call`` x-parser, which exists from 5.5. 5.15 and later do not read it: such a
@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .engine.template.releases import NEWEST, NEWEST_MINOR, Release, UnknownRelease, minor_of, release
+from .engine.releases import NEWEST, NEWEST_MINOR, Release, UnknownRelease, minor_of, release
 from .engine.versions import SCHEMA, TEMPLATE, schema_releases
 
 SCHEMA_OLDEST, SCHEMA_NEWEST = (5, 3), (5, 14)

@@ -4,7 +4,7 @@ samples (docs/response-template.md#releases-at-a-glance: 5.3–5.12 read only ``
 and prefer the template, which then needs ``prefix=``; 5.15 and later read only the template).
 
 5.14.1 stands for 5.3–5.14. From 5.15 on, the ranges are the runs of releases whose template engine
-the workbench finds to give the same results on these samples (engine/template/releases.py), always
+the workbench finds to give the same results on these samples (engine/releases.py), always
 split before 5.24: each range is checked with one real release of it (RANGE_RUNTIME), so every
 range that behaves differently is checked, 5.23.0 and 5.24.0 always.
 
@@ -25,7 +25,7 @@ from .engine import template as template_engine
 from .engine.versions import SCHEMA, TEMPLATE
 from .engine.visible import visible
 from .engine.difference import first_difference
-from .engine.template.releases import Release, behaviours, span
+from .engine.releases import Release, behaviours, span
 from .runtimes import SCHEMA_RUNTIME, TEMPLATE_RUNTIMES, RuntimeUnavailable, probe_many, runtime_python
 from .samples import Sample
 

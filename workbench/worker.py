@@ -51,7 +51,8 @@ from .engine.schema.subtree_cache import SubtreeCache
 from .engine.schema.subtree_memo import SubtreeMemo
 from .engine.template.replay import Replay, replay
 from .engine.template.trace_types import Candidate, Dropped, Emptied, Failure, Region, TemplateTrace, TieBreak
-from .engine.schema.trace_tree import Group, RegexMatch, TraceNode
+from .engine.spans import Group, RegexMatch
+from .engine.schema.trace_tree import TraceNode
 from .engine.versions import TEMPLATE
 from .samples import Sample, Verdict, judge, template_error, verdict_of
 

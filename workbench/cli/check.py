@@ -16,7 +16,7 @@ from ..engine.visible import visible
 from ..files import InputError, dump_json
 from ..samples import first_difference
 from ..linearity import MAX_GROWTH, as_json as linear_json, check_linear
-from ..engine.template.releases import behaviours, span
+from ..engine.releases import behaviours, span
 from ..runtime_choice import runtimes_for_both
 from .output import FAILED, OK, UNUSABLE, emit, emit_line, runtime_option, say, stop
 

@@ -13,7 +13,7 @@ from typing import Optional
 
 import typer
 
-from ..chat_templates import load_chat_template
+from ..chat_template_files import load_chat_template
 from ..engine import parse_response as parse_with_schema
 from ..engine import template as template_engine
 from ..engine.chat_template import ChatTemplateError, RenderBudget

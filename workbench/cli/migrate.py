@@ -20,7 +20,7 @@ from ..engine.formats import format_of
 from ..engine.migrate import ABSENT, header_of
 from ..engine.versions import TEMPLATE
 from ..files import check_outputs, InputError, ReadOnlyError, WriteError, dump_json, load_schema, read_text
-from ..migration import Case, MigrationRun, anchor_from, cases_of, run, unescape
+from ..migration_run import Case, MigrationRun, anchor_from, cases_of, run, unescape
 from ..samples import discover, load
 from .output import UNUSABLE, emit, emit_line, say, stop
 

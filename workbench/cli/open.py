@@ -39,7 +39,7 @@ def open_(
     parse SAMPLE live."""
     from ..document import SchemaDocument
     from ..samples import discover, family_schema, load
-    from ..templates import STARTER_TEMPLATE
+    from ..prompts import STARTER_TEMPLATE
     from ..files import check_json_depth
     from .template_parse import tools_from
 
@@ -89,7 +89,7 @@ def _tui_runtime(text: str, value: Optional[str]):
     """The release the TUI starts at for ``--runtime value``: a template's as ``parse`` takes it; for
     a schema, a release that reads schemas (5.3–5.14, refused otherwise), and the template
     release it names for a template pasted over it later (the newest below 5.13)."""
-    from ..engine.template.releases import NEWEST, UnknownRelease, release
+    from ..engine.releases import NEWEST, UnknownRelease, release
     from ..engine.versions import TEMPLATE
     from ..runtime_choice import runtime_for
     from ..engine.formats import format_of
@@ -124,7 +124,7 @@ def _probe_samples(chat_template: Path, document, variables: list[str], folder: 
     """The round-trip probes as samples (output, prompt, golden) written into ``folder`` (which the
     caller removes): the sample bar gives each its verdict as the parser is edited. A progress line
     shows while the probes render, before the TUI starts."""
-    from ..chat_templates import load_chat_template
+    from ..chat_template_files import load_chat_template
     from ..files import parse_schema_text
     from ..probes import parser_of, run_probes, template_file, template_variables, write_probe_samples
     from ..samples import discover, load

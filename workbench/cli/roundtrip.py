@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..chat_templates import load_chat_template
+from ..chat_template_files import load_chat_template
 from ..engine.chat_template import RenderBudget
 from ..engine.formats import format_of
 from ..engine.chat_template.roundtrip import WHY, ProbeResult

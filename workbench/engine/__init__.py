@@ -4,8 +4,10 @@ from .errors import ParseFailure, RegexTimeout, SchemaTypeError, SchemaValueErro
 from .schema.parse import parse_response, trace
 from .schema.regexes import DEFAULT_TIME_LIMIT
 from .schema.subtree_cache import SubtreeCache
-from .schema.trace_tree import MISSING, Trace, TraceNode
-from .schema.validate import ERROR, WARNING, Problem, errors, validate
+from .spans import MISSING
+from .schema.trace_tree import Trace, TraceNode
+from .problems import ERROR, WARNING, Problem, errors
+from .schema.validate import validate
 
 __all__ = [
     "MISSING",

@@ -24,7 +24,8 @@ from ..locks import folder_lock
 from .formats import format_of
 from .template import load_failure
 from .template.serving import refusals, vllm_verdict
-from .schema.validate import Problem, errors, validate
+from .problems import Problem, errors
+from .schema.validate import validate
 from .versions import TEMPLATE
 
 CONFIG_NAME = "tokenizer_config.json"

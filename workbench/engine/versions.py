@@ -15,7 +15,7 @@ from typing import Any
 from .pointer import escape
 
 SCHEMA, TEMPLATE = "response_schema", "response_template"
-from .template.releases import NEWEST_MINOR as NEWEST  # the newest release these facts were checked on
+from .releases import NEWEST_MINOR as NEWEST  # the newest release these facts were checked on
 
 
 @dataclass(frozen=True)

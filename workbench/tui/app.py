@@ -17,12 +17,12 @@ from textual.worker import WorkerState, get_current_worker
 
 from .. import child
 from ..document import SchemaDocument
-from ..engine.template.releases import release
+from ..engine.releases import release
 from ..engine.versions import TEMPLATE
 from ..engine.export import ExportRefused, export_to, verify_tokenizer_dir
 from ..files import InputError, ReadOnlyError
 from ..goldens import Golden, NoGolden, golden_of
-from ..migration import anchor_from, cases_of, schema_to_migrate, unescape
+from ..migration_run import anchor_from, cases_of, schema_to_migrate, unescape
 from ..rescue import rescue
 from ..samples import Sample
 from .plain import markup_safe, visible

@@ -7,32 +7,8 @@ from functools import lru_cache
 from rich.style import Style
 from textual.color import Color
 
-from ..engine.schema.highlights import (
-    BODY,
-    BODY_ALT,
-    CAPTURE,
-    DELIMITER,
-    DROPPED,
-    EMPTIED,
-    FLAGGED,
-    HELD,
-    LEFT_OPEN,
-    OVERWRITTEN,
-    UNFED,
-    GROUP,
-    ITEM,
-    ITEM_ALT,
-    ITEM_GROUP,
-    ITEM_GROUP_ALT,
-    MATCH,
-    NO_FIELD,
-    PAIR,
-    PAIR_GROUP,
-    SELECTED,
-    EMPTY,
-    SUBSTITUTION,
-    VALUE,
-    VALUE_ALT,
+from ..engine.paint import (
+    BODY, BODY_ALT, CAPTURE, DELIMITER, DROPPED, EMPTIED, FLAGGED, HELD, LEFT_OPEN, OVERWRITTEN, UNFED, GROUP, ITEM, ITEM_ALT, ITEM_GROUP, ITEM_GROUP_ALT, MATCH, NO_FIELD, PAIR, PAIR_GROUP, SELECTED, EMPTY, SUBSTITUTION, VALUE, VALUE_ALT,
 )
 
 FIELD_COLOURS = ["#4f8fd8", "#e0913a", "#5faf5f", "#b07ad8", "#d8c24f", "#4fb8b8", "#d86f8f", "#8f9f4f"]

@@ -20,6 +20,7 @@ import jmespath
 from jmespath.exceptions import JMESPathError
 
 from .ledger import Cannot, Ledger
+from .terms import Arr, Each, Lit, Obj, Ref, literal
 
 
 def translate(expression: Any, value: Any, path: str, ledger: Ledger) -> Any:
@@ -52,8 +53,6 @@ def _projects(tree: dict) -> bool:
 
 
 def _eval(node: dict, current: Any, path: str, lenient: bool = False) -> Any:
-    from .values import Arr, Each, Lit, Obj, Ref, literal
-
     kind = node["type"]
     children = node.get("children", [])
     if kind in ("current", "identity"):

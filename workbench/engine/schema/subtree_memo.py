@@ -9,7 +9,8 @@ that is most of the cost of an edit in ``thinking``.
 
 from __future__ import annotations
 
-from .highlights import Paint, field_names, field_of, merge, merge_keyed, node_paints, root_paints, subtree_paints, sweep
+from ..paint import Paint, merge, merge_keyed, sweep
+from .highlights import field_names, field_of, node_paints, root_paints, subtree_paints
 from .trace_tree import Trace, TraceNode
 
 

@@ -21,10 +21,8 @@ import regex
 from ..backtracking import risks as backtracking_risks
 from ..backtracking import trims as slow_trims
 from ..pointer import display, escape
+from ..problems import ERROR, WARNING, Problem, errors
 from ..depth import RUNTIME_RE_GROUPS, deep, groups_too_deep
-
-ERROR = "error"
-WARNING = "warning"
 
 TYPES = ("object", "array", "string", "integer", "number", "boolean", "any")
 PARSERS = ("json", "gemma4-tool-call")
@@ -39,24 +37,10 @@ X_KEYS = (
 PARSER_ARGS = ("transform", "allow_non_json")
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
-    path: str  # JSON pointer of the offending key or node
-    severity: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.severity}: {display(self.path)}: {self.message}"
-
-
 # A lazy group followed by \s*: at every character of a whitespace run the \s* rescans the rest
 # of the run. The group never ends in whitespace anyway (a shorter match would win), so
 # ((?:.*?\S)??) is equivalent and skips those positions.
 _QUADRATIC_TRIM = re.compile(r"\((\?P<\w+>)?\.\*\?\)\\s\*")
-
-
-def errors(problems: list[Problem]) -> list[Problem]:
-    return [p for p in problems if p.severity == ERROR]
 
 
 def validate(schema: Any) -> list[Problem]:

@@ -17,18 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..schema.highlights import (
-    BODY,
-    BODY_ALT,
-    CAPTURE,
-    DELIMITER,
-    DROPPED,
-    EMPTIED,
-    LEFT_OPEN,
-    NO_FIELD,
-    OVERWRITTEN,
-    Paint,
-    flatten,
+from ..paint import (
+    BODY, BODY_ALT, CAPTURE, DELIMITER, DROPPED, EMPTIED, LEFT_OPEN, NO_FIELD, OVERWRITTEN, Paint, flatten,
 )
 from .trace_types import EMPTY_CLOSER, TemplateTrace
 

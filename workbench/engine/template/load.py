@@ -19,7 +19,7 @@ import regex
 
 from ..depth import RUNTIME_DEFAULTS_DEPTH, RUNTIME_TRANSFORM_DEPTH, regex_groups_too_deep, value_too_deep
 from .parsers import parsers_of
-from .releases import Release, release as release_of
+from ..releases import Release, release as release_of
 from .transform import check_transform_strings
 
 TOP_LEVEL_KEYS = frozenset({"version", "defaults", "fields", "start_anchor", "start_anchor_pattern"})

@@ -17,7 +17,7 @@ from typing import Any, Iterable
 from ..difference import first_difference
 from .errors import DEFAULT_TIME_LIMIT
 from .load import describe_load_error, load_template
-from .releases import Release, behaviours, span
+from ..releases import Release, behaviours, span
 from .stream import parse_response
 
 

@@ -22,7 +22,7 @@ from typing import Any
 from ..errors import RegexTimeout
 from ..pointer import join, split
 from ..preview import preview
-from ..schema.trace_tree import MISSING, RegexMatch, Span
+from ..spans import MISSING, RegexMatch, Span
 from .highlights import field_names
 from .trace_types import AT_END, BY_OPEN, EMPTY_CLOSER, NO_IMPLICIT, UNREAD, Region, TemplateTrace
 

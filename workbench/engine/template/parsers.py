@@ -17,7 +17,7 @@ import regex
 from ..depth import RUNTIME_JSON_DEPTH, runtime_json_overflow
 from .errors import TemplateRegexTimeout
 from .python_calls import parse_python_call_list
-from .releases import NEWEST, Release
+from ..releases import NEWEST, Release
 
 # Stand-ins for custom-delimited strings while the JSON dialect is rewritten.
 SENTINEL_OPEN, SENTINEL_CLOSE = "\x01", "\x02"

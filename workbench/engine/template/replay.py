@@ -27,7 +27,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..schema.trace_tree import MISSING, Span
+from ..spans import MISSING, Span
 from .errors import DEFAULT_TIME_LIMIT
 from .stream import ResponseParser
 from .trace import Recorder, trace_response

@@ -33,7 +33,7 @@ from typing import Any
 import re
 
 from ..pointer import escape
-from ..schema.validate import Problem
+from ..problems import Problem
 from ..versions import template_releases
 from .load import load_failure
 

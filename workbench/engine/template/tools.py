@@ -14,7 +14,7 @@ from inspect import isfunction, ismethod
 from typing import Any
 
 from .parsers import _check_depth
-from .releases import NEWEST, Release
+from ..releases import NEWEST, Release
 
 
 def _json_schema_of(function: Any) -> dict:

@@ -19,7 +19,7 @@ from copy import deepcopy
 from typing import Any
 
 from ..pointer import join
-from ..schema.trace_tree import RegexMatch, build_match
+from ..spans import RegexMatch, build_match
 from .errors import DEFAULT_TIME_LIMIT, TemplateRegexTimeout
 from .parsers import parse_content
 from .scan import OPEN

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from dataclasses import field as default
 from typing import Any
 
-from ..schema.trace_tree import MISSING, RegexMatch, Span
+from ..spans import MISSING, RegexMatch, Span
 
 # How a region ended.
 BY_CLOSE = "close"  # its closer matched

@@ -12,7 +12,7 @@ from typing import Any
 
 import regex
 
-from .releases import NEWEST, Release
+from ..releases import NEWEST, Release
 
 PLACEHOLDER = regex.compile(r"\{(\w+(?:\.\w+)*)\}")
 PLACEHOLDER_UNDOTTED = regex.compile(r"\{(\w+)\}")  # 5.13-5.15: "{content.name}" is literal text

@@ -32,14 +32,14 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from ...analysis import Analysis, Lit
 from ...document import SchemaDocument
 from ...engine import DEFAULT_TIME_LIMIT
-from ...engine.schema.highlights import DROPPED, EMPTIED, LEFT_OPEN, OVERWRITTEN
+from ...engine.paint import DROPPED, EMPTIED, LEFT_OPEN, OVERWRITTEN
 from ...engine.pointer import display
 from ...engine.json_positions import SchemaPositions, schema_node_of
 from ...engine.schema.subtree_memo import SubtreeMemo
-from ...engine.template.releases import NEWEST, Release
+from ...engine.releases import NEWEST, Release
 from ...engine.versions import SCHEMA, TEMPLATE
 from ...samples import FAILS, Sample, Verdict
-from ...templates import PromptDocument
+from ...prompts import PromptDocument
 from ...worker import AnalysisClient
 from ..palette import style_for
 from ..plain import plain, shown, visible

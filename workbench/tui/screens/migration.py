@@ -1,4 +1,4 @@
-"""The "Migrate to a template" dialog: runs what ``workbench migrate`` runs (``workbench.migration``)
+"""The "Migrate to a template" dialog: runs what ``workbench migrate`` runs (``workbench.migration_run``)
 in a worker, then shows its report; dismissed with True when the user opens the template.
 
 The comparison on the samples parses them, and a regex that backtracks too much holds the GIL for
@@ -22,7 +22,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from ... import child
 from ...engine.schema.regexes import DEFAULT_TIME_LIMIT
 from ...files import WriteError
-from ...migration import Case, MigrationRun, compare_cases, write_template
+from ...migration_run import Case, MigrationRun, compare_cases, write_template
 from ..plain import plain
 from .confirm import move_between_buttons
 

@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
-from ...engine.template.releases import CHANGES, Release, all_releases, behaviours, span
+from ...engine.releases import CHANGES, Release, all_releases, behaviours, span
 
 
 def _run_of(release: Release) -> tuple[Release, Release]:

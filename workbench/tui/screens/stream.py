@@ -20,8 +20,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from ...engine.schema.highlights import BODY, BODY_ALT, DELIMITER, FLAGGED, HELD, NO_FIELD, UNFED, Paint, flatten
-from ...engine.template.releases import NEWEST
+from ...engine.paint import BODY, BODY_ALT, DELIMITER, FLAGGED, HELD, NO_FIELD, UNFED, Paint, flatten
+from ...engine.releases import NEWEST
 from ...engine.template.replay import FINALIZE, Replay, assemble
 from ...worker import AnalysisClient
 from ..plain import plain

@@ -8,7 +8,7 @@ from textual.widgets import Static
 
 from ...engine.preview import preview
 from ...engine.template.replay import Part
-from ...engine.schema.trace_tree import MISSING
+from ...engine.spans import MISSING
 from ..palette import field_colour
 from ..plain import shown, visible
 

@@ -14,9 +14,9 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import TextArea
 
-from ...engine.schema.highlights import SELECTED
+from ...engine.paint import SELECTED
 from ...engine.template import TemplateTrace
-from ...templates import PromptDocument
+from ...prompts import PromptDocument
 from ..palette import style_for
 from ..plain import editor_line, plain
 

@@ -20,7 +20,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...engine.schema.highlights import DROPPED, EMPTIED, EMPTY, FLAGGED, HELD, LEFT_OPEN, OVERWRITTEN, SELECTED, Paint, flatten
+from ...engine.paint import DROPPED, EMPTIED, EMPTY, FLAGGED, HELD, LEFT_OPEN, OVERWRITTEN, SELECTED, Paint, flatten
 from ...engine.visible import C1_SYMBOL, TEXT_TABLE
 from ..palette import MARK, style_for
 

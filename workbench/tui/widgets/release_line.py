@@ -7,7 +7,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from ...engine.template.releases import NEWEST, Release
+from ...engine.releases import NEWEST, Release
 from ...engine.template.serving import VLLM
 from ...engine.versions import Releases, span
 
