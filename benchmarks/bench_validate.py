@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from workbench import validate  # noqa: E402
-from workbench.analysis import template_problems  # noqa: E402
+from workbench.formats.template import template_problems  # noqa: E402
 from workbench.engine.backtracking import risks, trims  # noqa: E402
 
 UNITS = ["[a-z]*x", "\\s*\\s*x", "(?:a|a)*b", "\\s*(?:a)?x"]  # safe, adjacent loops, exponential, a trim

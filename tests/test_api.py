@@ -10,7 +10,7 @@ import pytest
 
 import workbench
 from workbench.engine.template import TemplateTrace
-from workbench.runtime_choice import RuntimeRefused
+from workbench.formats.runtime_choice import RuntimeRefused
 
 ROOT = Path(__file__).resolve().parent.parent
 # A closer's named group used in the transform: 5.24 fills it, 5.13-5.23 raise KeyError.

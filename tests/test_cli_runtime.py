@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from workbench.cli.app import app
 from workbench.engine.releases import UnknownRelease
-from workbench.runtime_choice import RuntimeRefused, runtime_for, runtimes_for_both, schema_runtime
+from workbench.formats.runtime_choice import RuntimeRefused, runtime_for, runtimes_for_both, schema_runtime
 from workbench.engine.versions import SCHEMA, TEMPLATE
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.analysis import template_problems
+from workbench.formats.template import template_problems
 from workbench.engine.template.slow_delimiters import leading_repeat, slow_delimiters
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -247,7 +247,7 @@ def test_an_interrupted_run_does_not_age_the_cache():
 
     edited = copy.deepcopy(schema)
     edited["properties"]["content"]["x-regex-substitutions"] = [["\\\\s", " "]]
-    from workbench.engine import parse
+    from workbench.engine.schema import parse
 
     real = parse.rx.sub_matches
 

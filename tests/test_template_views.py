@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from workbench.analysis import NOTE, analyze, load_error_pointer, template_problems
+from workbench.analysis import analyze
+from workbench.engine.problems import NOTE
+from workbench.formats.template import load_error_pointer, template_problems
 from workbench.engine import ERROR
 from workbench.engine.paint import (
     BODY, BODY_ALT, CAPTURE, DELIMITER, DROPPED, EMPTIED, LEFT_OPEN, NO_FIELD, OVERWRITTEN,
@@ -170,8 +172,8 @@ def test_analyze_gives_a_template_the_shared_vocabulary():
     a = analyze(template, sample.read_text(encoding="utf-8"), prefix=prompt)
     assert a.format == "response_template" and a.usable and a.ok and a.errors == []
     assert a.value == json.loads(sample.with_name("reasoning_prewritten.template.expected.json").read_text(encoding="utf-8"))
-    assert a.root is a.outline and a.fields[:1] == ["thinking"]
-    thinking = a.outline.children[0].children[0]
+    assert a.root is a.tree and a.fields[:1] == ["thinking"]
+    thinking = a.root.children[0].children[0]
     output, in_prompt = a.spans_of(thinking)
     assert output[0][0] == 0 and in_prompt == [(prompt.index("<think>"), len(prompt))]
     lit = a.lit_at("/fields/thinking/open")

@@ -40,7 +40,7 @@ NESTED = {
 def test_a_timeout_is_named_by_the_one_walk(monkeypatch):
     """parse_response finds the failing node in the walk that failed: no second walk (trace), so
     one deadline and no second run of the slow regex."""
-    from workbench.engine import parse
+    from workbench.engine.schema import parse
 
     def no_retrace(*args, **kwargs):
         raise AssertionError("parse_response ran a second walk")
@@ -68,7 +68,7 @@ def test_a_timeout_is_named_by_the_one_walk(monkeypatch):
     ],
 )
 def test_failures_are_named_without_a_second_walk(monkeypatch, text, schema, path):
-    from workbench.engine import parse
+    from workbench.engine.schema import parse
 
     expected = workbench.trace(text, schema).error
     monkeypatch.setattr(parse, "trace", None)

@@ -406,7 +406,7 @@ async def test_the_release_line_never_shows_a_field_name_and_decides_vllm_by_its
     template (not a field it serves), the line says so, and no ESC reaches the screen."""
     from textual.app import App
 
-    from workbench.analysis import template_problems
+    from workbench.formats.template import template_problems
     from workbench.tui.widgets.release_line import ReleaseLine
 
     name = "\x1b[2J\x1b]0;pwned\x1b\\ can serve it"

@@ -186,7 +186,7 @@ async def test_editing_the_prompt_changes_the_result_and_saving_asks_before_repl
         # Clearing the prompt parses with prefix="".
         main.set_prompt("")
         await settle(pilot, app)
-        assert main.analysis.prompt == "" and main.analysis.template_trace.anchor_found is None
+        assert main.analysis.prompt == "" and main.analysis.trace.anchor_found is None
 
 
 async def test_a_new_prompt_file_is_written_for_a_sample_on_the_folder_default(tdir):
@@ -414,7 +414,7 @@ async def test_migrate_writes_the_template_beside_the_schema_reports_and_opens_i
         await settle(pilot, app)
         assert app.main.format == "response_template" and app.document.path == target
         assert app.main.editor.text == target.read_text()
-        assert app.main.analysis.template_trace is not None
+        assert app.main.analysis.trace is not None
 
 
 async def test_migrate_asks_before_replacing_a_template_and_refuses_a_template(tdir):

@@ -278,8 +278,8 @@ def test_the_tuis_analysis_agrees_with_workbench_parse_on_every_shipped_template
             cli_result = runner.invoke(cli, ["parse", str(sample), "--schema", str(template), "--trace"])
             printed = json.loads(cli_result.stdout)
             where = f"{template.name} on {sample.parent.name}/{sample.name}"
-            assert got.format == "response_template" and got.template_trace is not None, where
-            found = got.template_trace
+            assert got.format == "response_template" and got.trace is not None, where
+            found = got.trace
             assert json.dumps(found.message) == json.dumps(printed["message"]), where
             assert found.error_dict() == printed["error"], where
             assert [[r.field, list(r.span)] for r in found.regions] == [
@@ -290,7 +290,7 @@ def test_the_tuis_analysis_agrees_with_workbench_parse_on_every_shipped_template
             assert (cli_result.exit_code == 0) == (printed["error"] is None), where
             # The tree is built on the UI's side from the trace sent: as the engine builds it in one go.
             direct = analyze(template.read_text(encoding="utf-8"), samples[str(sample)].text, prefix=prompt)
-            assert _tree(got.outline) == _tree(direct.outline), where
+            assert _tree(got.root) == _tree(direct.root), where
     finally:
         client.close()
 
@@ -308,6 +308,6 @@ async def test_a_template_opened_in_the_tui_runs_as_a_template(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         analysis = app.main.analysis
-        assert analysis.trace is None and analysis.template_trace is not None
+        assert analysis.format == "response_template" and analysis.trace is not None
         assert analysis.value == {"content": "Hello"} and analysis.problems == []
         assert "parses: content" in str(app.main.status.render())

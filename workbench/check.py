@@ -13,12 +13,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .engine import errors, validate
-from .engine.template import load_failure
-from .engine.versions import SCHEMA, TEMPLATE
+from .engine.template.matrix import LOADS
 from .files import InputError, ReadOnlyError, WriteError, atomic_write, dump_json, load_schema, read_only_mode
-from .engine.template.matrix import LOADS, release_matrix
-from .runtime_choice import schema_runtime, template_runtime
+from .formats import FORMATS, RESPONSE_SCHEMA, Format, by_name
 from .samples import MATCHES, Sample, is_sample_file, judge, load, matrix_samples, parser_files
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -45,7 +42,7 @@ class FamilyResult:
     schema: str  # the parser's file
     cases: list[CaseResult] = field(default_factory=list)
     problem: str | None = None  # the family could not be checked at all
-    format: str = SCHEMA
+    format: Format = RESPONSE_SCHEMA
     runtime: str | None = None  # the transformers release it ran as ("5.24"; a schema: "5.14")
     matrix: Any = None  # a template's ReleaseMatrix on its samples (None: not run)
 
@@ -66,7 +63,7 @@ def check(
     runs as (default: each format's default); a format missing from a given mapping is not checked.
     ``matrix``: also run each template's release matrix on its samples."""
     if runtimes is None:
-        runtimes = {SCHEMA: schema_runtime(), TEMPLATE: template_runtime()}
+        runtimes = {fmt: fmt.runtime() for fmt in FORMATS}
     schemas_dir, samples_dir = Path(schemas_dir), Path(samples_dir)
     if not samples_dir.is_dir():
         raise InputError(f"{samples_dir}: no such samples folder")
@@ -82,26 +79,28 @@ def check(
     return results
 
 
-def check_family(schema_path: Path, folder: Path, fmt: str = SCHEMA, runtime: Any = None, matrix: bool = True) -> FamilyResult:
+def check_family(schema_path: Path, folder: Path, fmt: Format | str = RESPONSE_SCHEMA, runtime: Any = None,
+                 matrix: bool = True) -> FamilyResult:
+    fmt = by_name(str(fmt))
     if runtime is None:
-        runtime = template_runtime() if fmt == TEMPLATE else schema_runtime()
+        runtime = fmt.runtime()
     result = FamilyResult(folder.name, str(schema_path), format=fmt, runtime=str(runtime))
     try:
         parser = load_schema(schema_path)
     except InputError as exc:
         result.problem = str(exc)
         return result
-    if fmt == SCHEMA:
-        try:
-            schema_runtime(str(runtime), parser)  # a release that lacks one of its x-parsers
-        except ValueError as exc:
-            result.problem = f"{schema_path}: {exc}"
-            return result
-    result.problem = _unusable(schema_path, parser, fmt, runtime.release)
+    try:
+        fmt.runtime(str(runtime), parser)  # a release that lacks one of its x-parsers
+    except ValueError as exc:
+        result.problem = f"{schema_path}: {exc}"
+        return result
+    failure = fmt.load_failure(parser, runtime.release)
+    result.problem = None if failure is None else f"{schema_path}: {failure}"
     paths = sorted(p for p in folder.iterdir() if p.is_file() and is_sample_file(p))
-    if fmt == TEMPLATE and matrix and paths:
-        # Run even when this release refuses the template: the matrix says which releases load it.
-        result.matrix = release_matrix(parser, matrix_samples(paths, skipped=[]))
+    if fmt.releases_differ and matrix and paths:
+        # Run even when this release refuses the parser: the matrix says which releases load it.
+        result.matrix = fmt.matrix(parser, matrix_samples(paths, skipped=[]))
     if result.problem:
         return result
     for path in paths:
@@ -109,15 +108,6 @@ def check_family(schema_path: Path, folder: Path, fmt: str = SCHEMA, runtime: An
     if not result.cases:
         result.problem = f"{folder}: no samples"
     return result
-
-
-def _unusable(path: Path, parser: Any, fmt: str, release: Any = None) -> str | None:
-    """Why the parser cannot run at all: validation errors, or what transformers raises on load."""
-    if fmt == TEMPLATE:
-        failure = load_failure(parser, release)
-        return None if failure is None else f"{path}: {failure}"
-    bad = errors(validate(parser))
-    return f"{path}: {bad[0]}" + (f" (+{len(bad) - 1} more)" if len(bad) > 1 else "") if bad else None
 
 
 def check_case(path: Path, parser: Any, runtime: Any = None) -> CaseResult:
@@ -195,7 +185,7 @@ def error_phrase(error: str) -> str:
 
 def as_json(results: list[FamilyResult]) -> list[dict]:
     return [
-        {"family": r.family, "format": r.format, "schema": r.schema, "runtime": r.runtime, "ok": r.ok, "passed": r.passed,
+        {"family": r.family, "format": str(r.format), "schema": r.schema, "runtime": r.runtime, "ok": r.ok, "passed": r.passed,
          "problem": r.problem,
          "cases": [{k: v for k, v in asdict(c).items() if k in ("case", "status", "difference")} for c in r.cases]}
         | ({"releases": matrix_json(r.matrix)} if r.matrix is not None else {})

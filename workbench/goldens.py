@@ -10,9 +10,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .engine import RegexTimeout, Trace
-from .engine.template import TemplateTrace
-from .engine.versions import TEMPLATE
+from .formats import Analysis
 from .files import atomic_write, dump_json
 from .samples import Sample
 
@@ -55,22 +53,14 @@ class Golden:
         return f"Wrote {self.target} and removed {self.other.name}{said}"
 
 
-def golden_of(sample: Sample, result: Trace | TemplateTrace) -> Golden:
-    """The golden for ``sample`` from a trace of it: the message, or the error's message. A
-    response_template's trace gives the template's golden (``<case>.template.expected.json`` or
-    ``<case>.template.expected-error.txt``), a response_schema's the schema's."""
-    if isinstance(result, TemplateTrace):
-        value, error = result.message, result.error
-        if error is not None and (error.type == "TemplateRegexTimeout" or isinstance(error.exception, RegexTimeout)):
-            raise NoGolden("the parse stopped at the time limit, which transformers never does")
-        message = error.message if error is not None else None
-        fmt = TEMPLATE
-    else:
-        if isinstance(result.error, RegexTimeout):
-            raise NoGolden("the parse stopped at the time limit, which transformers never does")
-        value = result.value
-        message = getattr(result.error, "message", str(result.error)) if not result.ok else None
-        fmt = None
+def golden_of(sample: Sample, result: Analysis) -> Golden:
+    """The golden for ``sample`` from an analysis of it: the message, or the error's message, in
+    the golden files of the parser's format (``<case>[.template].expected.json`` or
+    ``<case>[.template].expected-error.txt``)."""
+    fmt = result.format
+    value, message, timed_out = fmt.golden_outcome(result)
+    if timed_out:
+        raise NoGolden("the parse stopped at the time limit, which transformers never does")
     if message is None:
         return Golden(sample.expected_value_path(fmt), dump_json(value), sample.expected_error_path(fmt))
     # Matched as a substring: it stops before a lone surrogate (a value's), which UTF-8 cannot hold.

@@ -29,10 +29,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .engine import DEFAULT_TIME_LIMIT, RegexTimeout, errors, parse_response, validate
-from .engine import template as template_engine
-from .engine.formats import format_of
-from .engine.versions import SCHEMA, TEMPLATE
+from .engine.errors import RegexTimeout
+from .formats import DEFAULT_TIME_LIMIT, RESPONSE_SCHEMA, Format, format_of
 from .files import InputError, load_schema, read_sample
 from .samples import Sample, is_sample_file, parser_files
 
@@ -144,10 +142,7 @@ def timed_parse(text: str, schema: Any, time_limit: float, prompt: str = "") -> 
     ``schema`` may be a template, which parses with ``prompt``."""
     started = time.perf_counter()
     try:
-        if format_of(schema) == TEMPLATE:
-            template_engine.parse_response(text, schema, prefix=prompt, time_limit=time_limit)
-        else:
-            parse_response(text, schema, time_limit=time_limit)
+        format_of(schema).parse(schema, text, prompt, time_limit=time_limit)
     except RegexTimeout:
         return None
     except Exception:  # noqa: BLE001 - a parse error is an answer; only the time matters here
@@ -227,7 +222,7 @@ class FamilyResult:
     schema: str  # the parser's file
     samples: list[SampleResult] = field(default_factory=list)
     problem: str | None = None  # the family could not be checked at all
-    format: str = SCHEMA
+    format: Format = RESPONSE_SCHEMA
 
     @property
     def ok(self) -> bool:
@@ -290,13 +285,9 @@ def _family_work(result: FamilyResult, folder: Path, time_limit: float) -> list[
     except InputError as exc:
         result.problem = str(exc)
         return []
-    if result.format == TEMPLATE:
-        failure = template_engine.load_failure(parser)
-        if failure is not None:
-            result.problem = f"{result.schema}: {failure}"
-            return []
-    elif bad := errors(validate(parser)):
-        result.problem = f"{result.schema}: {bad[0]}"
+    failure = result.format.load_failure(parser)
+    if failure is not None:
+        result.problem = f"{result.schema}: {failure}"
         return []
     paths = sorted(p for p in folder.iterdir() if p.is_file() and is_sample_file(p))
     if not paths:
@@ -305,7 +296,7 @@ def _family_work(result: FamilyResult, folder: Path, time_limit: float) -> list[
     for i, path in enumerate(paths):
         try:
             sample = Sample(path, read_sample(path))
-            prompt = sample.prompt()[0] if result.format == TEMPLATE else ""
+            prompt = sample.prompt()[0] if result.format.reads_prompt else ""
         except InputError as exc:
             result.problem = str(exc)
             return []
@@ -318,7 +309,7 @@ def as_json(results: list[FamilyResult]) -> list[dict]:
         return None if t is None else {k: v for k, v in asdict(t).items() if k != "family"} | {"ok": t.ok}
 
     return [
-        {"family": r.family, "format": r.format, "schema": r.schema, "ok": r.ok, "problem": r.problem, "inputs": r.inputs,
+        {"family": r.family, "format": str(r.format), "schema": r.schema, "ok": r.ok, "problem": r.problem, "inputs": r.inputs,
          "worst": trial(r.worst), "failures": [trial(t) for t in r.failures]}
         for r in results
     ]

@@ -12,34 +12,24 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .chat_template_files import ChatTemplate
-from .engine import errors as error_problems
-from .engine import parse_response as parse_with_schema
-from .engine import template as template_engine
-from .engine import validate as validate_schema
 from .engine.chat_template import (
     RESERVED_VARIABLES, ChatTemplateError, RenderBudget, RenderOverBudget, SandboxedRenderer, reserved_variable,
 )
 from .engine.chat_template.roundtrip import ProbeResult, golden, roundtrip
-from .engine.formats import format_of
-from .engine.versions import SCHEMA, TEMPLATE
+from .formats import CannotRun, Format, format_of
 from .files import InputError, atomic_write_all, check_outputs, dump_json
 from .samples import Sample
 
 
-def parser_of(path: Path, value: Any, runtime: Any = None) -> tuple[str, Callable[[str, str], Any]]:
-    """(format, parse(output, prompt)) for a schema or template read from ``path``, a template as
-    transformers ``runtime`` runs it (a release name or ``Release``; None: the newest); ``InputError``
+def parser_of(path: Path, value: Any, runtime: Any = None) -> tuple[Format, Callable[[str, str], Any]]:
+    """(format, parse(output, prompt)) for a schema or template read from ``path``, as transformers
+    ``runtime`` runs it (a release name or ``Release``; None: the format's default); ``InputError``
     when it cannot run."""
-    if format_of(value) == TEMPLATE:
-        try:
-            compiled = template_engine.load_template(value, runtime)
-        except Exception as exc:  # noqa: BLE001 - what transformers raises when it loads it
-            raise InputError(f"{path}: {template_engine.describe_load_error(exc)}") from None
-        return TEMPLATE, lambda output, prompt: template_engine.parse_response(output, compiled, prefix=prompt)
-    problems = error_problems(validate_schema(value))
-    if problems:
-        raise InputError(f"{path}: {problems[0]}")
-    return SCHEMA, lambda output, prompt: parse_with_schema(output, value)
+    fmt = format_of(value)
+    try:
+        return fmt, fmt.runner(value, runtime)
+    except CannotRun as exc:
+        raise InputError(f"{path}: {exc}") from None
 
 
 def template_variables(items: list[str]) -> dict[str, Any]:

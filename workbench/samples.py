@@ -15,11 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .engine import ParseFailure, parse_response
-from .engine import template as template_engine
 from .engine.difference import first_difference
-from .engine.formats import format_of
-from .engine.versions import SCHEMA, TEMPLATE
+from .engine.template.matrix import MatrixSample  # noqa: F401 - a sample as the release matrix runs it
+from .formats import FORMATS, by_name, format_of
 from .files import InputError, parse_schema_text, read_sample, read_text
 
 ERROR_SUFFIX = ".expected-error.txt"
@@ -53,8 +51,8 @@ class Sample:
         return (read_sample(path), path) if path is not None else ("", None)
 
 
-def _infix(fmt: str | None) -> str:
-    return TEMPLATE_INFIX if fmt == TEMPLATE else ""
+def _infix(fmt: Any) -> str:
+    return by_name(str(fmt)).golden_infix if fmt is not None else ""
 
 
 def is_sample_file(path: Path) -> bool:
@@ -106,7 +104,7 @@ def family_schema(sample_path: Path, template: bool = False) -> Path | None:
 def parser_files(schemas_dir: Path, family: str) -> list[tuple[Path, str]]:
     """The family's parsers in ``schemas_dir`` with their formats: ``<family>.json`` and
     ``<family>.template.json``, whichever exist (the schema, missing, when neither does)."""
-    found = [(schemas_dir / f"{family}.json", SCHEMA), (schemas_dir / f"{family}{TEMPLATE_SUFFIX}", TEMPLATE)]
+    found = [(schemas_dir / f"{family}{fmt.suffix}", fmt) for fmt in FORMATS]
     return [(path, fmt) for path, fmt in found if path.exists()] or found[:1]
 
 
@@ -126,8 +124,6 @@ def matrix_samples(paths: list[Path], skipped: list[str] | None = None) -> list:
     """Samples as the release matrix runs them (``MatrixSample``: each with its prompt). A sample
     or prompt that cannot be read raises InputError, or, given ``skipped``, is left out and its
     reason added there."""
-    from .engine.template.matrix import MatrixSample
-
     found = []
     for path in paths:
         try:
@@ -209,29 +205,27 @@ def _no_conflict_markers(path: Path, text: str) -> None:
 
 def judge(sample: Sample, parser: Any, *, time_limit: float = 2.0, runtime: Any = None) -> Verdict:
     """How ``parser`` (a schema or a template) fares on ``sample``, against its golden when it has
-    one (the TUI's sample bar and ``workbench check`` both ask this); a template as transformers
-    ``runtime`` runs it (a release name or ``Release``; None: the newest)."""
-    if format_of(parser) == TEMPLATE:
-        try:
-            prompt, _ = sample.prompt()
-        except InputError as exc:
-            return Verdict(FAILS, str(exc), error=str(exc))
-        try:
-            value, error = template_engine.parse_response(
-                sample.text, parser, prefix=prompt, time_limit=time_limit, runtime=runtime), None
-        except Exception as exc:  # what transformers 5.23.0 raises on this output, named as it names it
-            value, error = None, template_error(exc)
-        return verdict_of(sample, value, error, TEMPLATE)
+    one (the TUI's sample bar and ``workbench check`` both ask this); as transformers ``runtime``
+    runs it (a release name or ``Release``; None: the format's default)."""
+    fmt = format_of(parser)
     try:
-        value, error = parse_response(sample.text, parser, time_limit=time_limit), None
-    except ParseFailure as exc:
-        value, error = None, exc
-    return verdict_of(sample, value, error)
+        prompt = sample.prompt()[0] if fmt.reads_prompt else ""
+    except InputError as exc:
+        return Verdict(FAILS, str(exc), error=str(exc))
+    return judge_with(fmt, sample, parser, prompt, time_limit=time_limit, runtime=runtime)
 
 
-def template_error(exc: Exception) -> Exception:
-    """A template's error as it reads in a verdict: transformers' exception type and message."""
-    return RuntimeError(f"{type(exc).__name__}: {exc}")
+def judge_with(fmt: Any, sample: Sample, parser: Any, prompt: str, *, tools: Any = None, time_limit: float = 2.0,
+               runtime: Any = None) -> Verdict:
+    """``judge`` with the prompt given (the TUI's, perhaps being edited, rather than the one on disk)."""
+    try:
+        value, error = fmt.parse(parser, sample.text, prompt, tools=tools, time_limit=time_limit, runtime=runtime), None
+    except Exception as exc:
+        error = fmt.failure(exc)
+        if error is None:
+            raise
+        value = None
+    return verdict_of(sample, value, error, fmt)
 
 
 def verdict_of(sample: Sample, value: Any, error: Exception | None, fmt: str | None = None) -> Verdict:

@@ -44,17 +44,16 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, Callable
 
-from .analysis import Analysis, add_outline, analyze
-from .engine import template as template_engine
+from .analysis import analyze
+from .formats import RESPONSE_TEMPLATE, Analysis
 from .engine.schema.regexes import cut_short
 from .engine.schema.subtree_cache import SubtreeCache
 from .engine.schema.subtree_memo import SubtreeMemo
-from .engine.template.replay import Replay, replay
+from .engine.template.replay import Replay
 from .engine.template.trace_types import Candidate, Dropped, Emptied, Failure, Region, TemplateTrace, TieBreak
 from .engine.spans import Group, RegexMatch
 from .engine.schema.trace_tree import TraceNode
-from .engine.versions import TEMPLATE
-from .samples import Sample, Verdict, judge, template_error, verdict_of
+from .samples import Sample, Verdict, judge_with, verdict_of
 
 # How long past its own time limit a parse may go on before the process is thought hung
 # (CPython's regex engine checks for signals, so the engine's own limit normally ends it). Only
@@ -181,8 +180,9 @@ def _dump(message: tuple, table: _NodeTable) -> bytes:
 
 
 def _has_trace(message: tuple) -> bool:
-    """Whether a reply holds a schema trace (only those share nodes with the UI's table)."""
-    return message[0] == "analysis" and message[2].trace is not None
+    """Whether a reply holds a trace that reuses nodes between edits (only those share nodes with
+    the UI's table)."""
+    return message[0] == "analysis" and message[2].trace is not None and message[2].format.keeps_nodes
 
 
 def _load(data: bytes, table: _NodeTable) -> tuple:
@@ -319,12 +319,12 @@ def _serve_requests(conn) -> None:  # pragma: no cover - runs in the child proce
             continue
         try:
             _send(conn, reply, table)
-            if kind == "replay" or reply[2].trace is None and reply[2].template_trace is None:
+            if kind == "replay" or not reply[2].usable:
                 continue  # the schema has errors: the verdicts of the last good one stand
             verdicts = _verdicts(request, reply[2], samples, prompts, conn)
             if verdicts is not None:
                 _send(conn, ("verdicts", request.generation, verdicts), table)
-                if reply[2].format == TEMPLATE and not conn.poll(0):
+                if reply[2].format.streams and not conn.poll(0):
                     _send(conn, ("splits", request.generation, _splits(request, reply[2], samples, prompts, matrices)), table)
         except _Superseded:
             continue
@@ -346,23 +346,10 @@ def _analysis_reply(request: _Request, samples: dict[str, Sample], prompts: dict
         prefix=request.prefix, tools=request.tools, template_work=_template_work, with_outline=False,
         runtime=request.runtime,
     )
-    found = analysis.template_trace
-    if found is not None:
-        error = template_error(found.error.exception) if found.error is not None else None
-        analysis.verdict = verdict_of(sample, found.message, error, TEMPLATE)
-        # The UI has the output; the compiled template and the exception stay here.
-        found.text = found.text[: found.output_start]
-        found.template = None
-        if found.error is not None:
-            found.error.exception = None
-        analysis.runs = [tuple(run) for run in analysis.runs]
-    if analysis.trace is not None:
-        analysis.verdict = verdict_of(sample, analysis.trace.value, analysis.trace.error)
-        # The UI has the text; the JSON member spans it finds again on demand.
-        analysis.trace.text = ""
-        analysis.trace.members = {}
-        # Plain tuples pickle without a constructor call each: a 2 MB output has ~10,000 runs.
-        analysis.runs = [tuple(run) for run in analysis.runs]
+    if analysis.usable:
+        value, error = analysis.format.outcome(analysis)
+        analysis.verdict = verdict_of(sample, value, error, analysis.format)
+        analysis.packed()
     return ("analysis", request.generation, analysis)
 
 
@@ -375,27 +362,12 @@ def _verdicts(
     verdicts = {}
     for key, sample in samples.items():
         if key != request.sample:
-            if analysis.format == TEMPLATE:
-                verdicts[key] = _judge_template(sample, analysis.schema, prompts.get(key, ""), request)
-            else:
-                verdicts[key] = judge(sample, analysis.schema, time_limit=request.time_limit)
+            with _template_work():
+                verdicts[key] = judge_with(analysis.format, sample, analysis.schema, prompts.get(key, ""), tools=request.tools,
+                                           time_limit=request.time_limit, runtime=request.runtime)
         if conn.poll(0):
             return None
     return verdicts
-
-
-def _judge_template(sample: Sample, template: Any, prompt: str, request: _Request) -> Verdict:
-    """``samples.judge`` for a template, with the prompt the UI holds for the sample (perhaps
-    being edited) rather than the one on disk."""
-    try:
-        with _template_work():
-            value = template_engine.parse_response(
-                sample.text, template, prefix=prompt, tools=request.tools, time_limit=request.time_limit,
-                runtime=request.runtime,
-            )
-    except Exception as exc:  # noqa: BLE001 - what transformers raises on this output
-        return verdict_of(sample, None, template_error(exc), TEMPLATE)
-    return verdict_of(sample, value, None, TEMPLATE)
 
 
 def _splits(request: _Request, analysis: Analysis, samples: dict[str, Sample], prompts: dict[str, str],
@@ -404,18 +376,18 @@ def _splits(request: _Request, analysis: Analysis, samples: dict[str, Sample], p
     on every sample, with the prompts the UI holds): sample key -> how they part, in one line. The
     last matrix is kept by what it ran on, so switching the release or the sample does not run it
     again. Runs as template work: a newer request interrupts it."""
-    from .engine.template.matrix import MatrixSample, release_matrix
+    from .samples import MatrixSample
 
     current = dict(prompts)
     current[request.sample] = request.prefix
     key = (request.schema_text, json.dumps(request.tools, sort_keys=True, default=str),
            tuple(sorted((k, s.text, current.get(k, "")) for k, s in samples.items())))
     if key not in matrices:
+        matrices.clear()
         runs = [MatrixSample(k, s.text, current.get(k, ""), request.tools) for k, s in samples.items()]
         with _template_work():
-            matrix = release_matrix(analysis.schema, runs, time_limit=request.time_limit)
-        matrices.clear()
-        matrices[key] = {split.sample: " · ".join(f"{part.releases}: {_outcome_word(part)}" for part in split.parts)
+            matrix = analysis.format.matrix(analysis.schema, runs, time_limit=request.time_limit)
+        matrices[key] = {} if matrix is None else {split.sample: " · ".join(f"{part.releases}: {_outcome_word(part)}" for part in split.parts)
                          + f" ({split.where})" for split in matrix.splits if split.sample is not None}
     return matrices[key]
 
@@ -433,15 +405,10 @@ def _replay_reply(request: _ReplayRequest, samples: dict[str, Sample]) -> tuple:
     sample = samples.get(request.sample)
     if sample is None:
         return ("replay", request.generation, (None, "the sample is no longer open"))
-    try:
-        template = json.loads(request.template_text)
-        template_engine.load_template(template, request.runtime)
-    except Exception as exc:  # noqa: BLE001 - not JSON, or what the runtime raises on load
-        return ("replay", request.generation, (None, f"{type(exc).__name__}: {exc}"))
     with _template_work():
-        result = replay(sample.text, template, prefix=request.prefix, tools=request.tools, chunk=request.chunk,
-                        time_limit=request.time_limit, runtime=request.runtime)
-    return ("replay", request.generation, (result, None))
+        result = RESPONSE_TEMPLATE.replay(request.template_text, sample.text, prompt=request.prefix, tools=request.tools,
+                                          chunk=request.chunk, time_limit=request.time_limit, runtime=request.runtime)
+    return ("replay", request.generation, result)
 
 
 # ----- the UI's side ----------------------------------------------------------------------------------
@@ -463,6 +430,7 @@ class AnalysisClient:
         self._latest = 0  # the newest generation asked for
         self._sent_at = 0.0
         self._limit = 0.0
+        self._kept: dict[str, dict] = {}  # per format: what its results keep between edits on this side
         self.restarts = 0
 
     # -- process lifetime
@@ -552,14 +520,10 @@ class AnalysisClient:
         reply = self._wait("analysis", generation, cancelled, epoch, watch=True)
         if reply is _HUNG:
             return Analysis.gave_up(schema_text, time.monotonic() - self._sent_at, time_limit)
-        if reply is not None and (reply.trace is not None or reply.template_trace is not None):
+        if reply is not None and reply.usable:
             if sample not in self._samples:
                 return None  # the sample went away meanwhile: this result is for nobody
-            if reply.trace is not None:
-                reply.trace.text = self._samples[sample].text
-            else:  # the prompt tail came back; the output is the sample's
-                reply.template_trace.text += self._samples[sample].text
-                add_outline(reply)
+            reply.unpacked(self._samples[sample].text, self._kept.setdefault(reply.format.name, {}))
         return reply
 
     def replay(

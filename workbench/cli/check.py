@@ -11,13 +11,13 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..check import BAD_GOLDEN, NO_GOLDEN, PASS, as_json, check as run_check, update_goldens
-from ..engine.versions import SCHEMA, TEMPLATE
+from ..formats import FORMATS, by_name
 from ..engine.visible import visible
 from ..files import InputError, dump_json
 from ..samples import first_difference
 from ..linearity import MAX_GROWTH, as_json as linear_json, check_linear
 from ..engine.releases import behaviours, span
-from ..runtime_choice import runtimes_for_both
+from ..formats.runtime_choice import runtimes_for_both
 from .output import FAILED, OK, UNUSABLE, emit, emit_line, runtime_option, say, stop
 
 
@@ -63,7 +63,7 @@ def check(
     if not results and notes:
         raise stop(f"error: --runtime {runtime}: nothing to check: no family has a parser that transformers {runtime} reads",
                    UNUSABLE)
-    left_out = {fmt: f"not read by {runtime}" for fmt in (SCHEMA, TEMPLATE) if fmt not in runtimes}
+    left_out = {fmt: f"not read by {runtime}" for fmt in FORMATS if fmt not in runtimes}
     _show(results, as_json_output, as_json, lambda found: _print_table(found, left_out))
     if update:
         done = update_goldens(samples_dir, results, force=force)
@@ -83,20 +83,22 @@ def _print_table(results, left_out: dict[str, str] | None = None) -> None:
     """One row per family: its schema and its template side by side, then where they disagree."""
     console = Console(highlight=False, soft_wrap=False, width=180)
     table = Table(show_edge=False, pad_edge=False)
-    for column in ("family", "schema", "template", "first difference", "template vs schema"):
+    first, second = FORMATS  # the side-by-side table compares the two formats of a family
+    for column in ("family", first.noun, second.noun, "first difference", f"{second.noun} vs {first.noun}"):
         table.add_column(column, overflow="fold")
     by_family: dict[str, dict] = {}
     for r in results:
         by_family.setdefault(r.family, {})[r.format] = r
     for family, formats in by_family.items():
-        schema, template = formats.get(SCHEMA), formats.get(TEMPLATE)
-        problems = [f"{label}: {first}" for label, r in (("schema", schema), ("template", template)) if r and (first := _first_problem(r))]
+        ours = [formats.get(fmt) for fmt in FORMATS]
+        problems = [f"{fmt.noun}: {problem}" for fmt, r in zip(FORMATS, ours) if r and (problem := _first_problem(r))]
         table.add_row(
-            escape(visible(family)), _cell(schema, left_out.get(SCHEMA)), _cell(template, left_out.get(TEMPLATE)),
-            escape(visible("; ".join(problems))), escape(visible(_disagreement(schema, template))),
+            escape(visible(family)), *(_cell(r, left_out.get(fmt)) for fmt, r in zip(FORMATS, ours)),
+            escape(visible("; ".join(problems))), escape(visible(_disagreement(*ours))),
         )
     console.print(table)
-    for fmt, label in ((SCHEMA, "schemas"), (TEMPLATE, "templates")):
+    for fmt in FORMATS:
+        label = f"{fmt.noun}s"
         checked = [r for r in results if r.format == fmt]
         if checked:
             ran_as = {r.runtime for r in checked}
@@ -108,7 +110,7 @@ def _print_table(results, left_out: dict[str, str] | None = None) -> None:
 def _print_matrices(console: Console, results) -> None:
     """The release matrix of each template family: a family whose results depend on the release in
     full, the others in one line. Information only: a split never fails the check."""
-    ran = [r for r in results if r.format == TEMPLATE and r.matrix is not None]
+    ran = [r for r in results if r.matrix is not None]
     if not ran:
         return
     console.file.flush()
@@ -198,7 +200,7 @@ def _print_linear_table(results) -> None:
     for column in ("family", "format", "inputs", "result", "worst case", "time", "growth"):
         table.add_column(column, overflow="fold")
     for r in results:
-        fmt = "template" if r.format == TEMPLATE else "schema"
+        fmt = by_name(str(r.format)).noun
         if r.problem:
             table.add_row(escape(visible(r.family)), fmt, "-", "[red]error[/]", escape(visible(r.problem)), "", "")
             continue

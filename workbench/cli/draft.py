@@ -20,7 +20,7 @@ from ..engine.chat_template import ChatTemplateError, RenderBudget
 from ..engine.chat_template.draft import draft as draft_template
 from ..engine.chat_template.roundtrip import roundtrip
 from ..files import InputError, WriteError, atomic_write_all, check_outputs, dump_json
-from ..runtime_choice import template_runtime
+from ..formats.runtime_choice import template_runtime
 from ..probes import sandboxed, template_file, template_variables
 from .output import FAILED, OK, UNUSABLE, ProgressLine, emit_json, emit_text, render_budget, render_timeout_option, runtime_option, say, stop
 from .roundtrip import report_dict, report_table

@@ -91,7 +91,7 @@ def _tui_runtime(text: str, value: Optional[str]):
     release it names for a template pasted over it later (the newest below 5.13)."""
     from ..engine.releases import NEWEST, UnknownRelease, release
     from ..engine.versions import TEMPLATE
-    from ..runtime_choice import runtime_for
+    from ..formats.runtime_choice import runtime_for
     from ..engine.formats import format_of
 
     if value is None:

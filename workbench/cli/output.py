@@ -61,7 +61,7 @@ def render_timeout_option(default: float):
 
 def runtime_option():
     """``--runtime VERSION``: the transformers release to behave as (``runtime_choice``)."""
-    from ..runtime_choice import RUNTIME_HELP
+    from ..formats.runtime_choice import RUNTIME_HELP
 
     return typer.Option(None, "--runtime", metavar="VERSION", help=RUNTIME_HELP)
 
@@ -69,7 +69,7 @@ def runtime_option():
 def runtime_or_stop(fmt: str, value, parser=None):
     """The ``Runtime`` a parser of format ``fmt`` runs as under ``--runtime value``; a bad or
     refused value stops the command with one sentence (exit 2: the input cannot be run as asked)."""
-    from ..runtime_choice import runtime_for
+    from ..formats.runtime_choice import runtime_for
 
     try:
         return runtime_for(fmt, value, parser)

@@ -8,9 +8,7 @@ from typing import Optional
 
 import typer
 
-from ..engine import errors, trace, validate
-from ..engine.formats import format_of
-from ..engine.versions import TEMPLATE
+from ..formats import format_of
 from ..files import InputError, dump_json, load_schema, read_sample
 from ..samples import family_schema
 from .output import FAILED, UNUSABLE, emit, runtime_option, runtime_or_stop, say, stop
@@ -46,14 +44,14 @@ def parse(
                 )
         schema_value = load_schema(schema)
         kind = format_of(schema_value)
-        if kind == TEMPLATE:
+        if kind.reads_prompt:
             prompt, source = prompt_for(sample, prefix, prefix_file)
             tool_definitions = tools_from(tools)
     except InputError as exc:
         raise stop(f"error: {exc}", UNUSABLE)
     chosen = runtime_or_stop(kind, runtime, schema_value)
     say(f"note: {schema} is a {kind}" + (f", run as {chosen.describe()}" if runtime is not None else ""))
-    if kind == TEMPLATE:
+    if kind.reads_prompt:
         if show_trace and stream:
             raise stop("error: give --trace or --stream, not both", UNUSABLE)
         describe_prompt(source)
@@ -62,13 +60,13 @@ def parse(
         return
     if stream or prefix is not None or prefix_file is not None or tools is not None:
         raise stop(f"error: {schema} is a response_schema: --prefix, --prefix-file, --tools and --stream are for response templates", UNUSABLE)
-    problems = validate(schema_value)
-    for problem in problems:
+    checked = kind.check(schema_value)
+    for problem in checked.problems:
         say(f"{schema}: {problem}")
-    if errors(problems):
+    if checked.errors:
         raise stop(f"error: {schema}: the schema has errors (see above); fix them or run 'workbench validate'", UNUSABLE)
 
-    result = trace(text, schema_value)
+    result = kind.trace(schema_value, text)
     result.locate_all()
     if show_trace:
         emit(dump_json({"message": result.value, "error": _error_dict(result), "trace": result.root.to_dict()}))

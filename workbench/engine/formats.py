@@ -12,4 +12,8 @@ def format_of(value: Any) -> str:
     """``response_template`` for a dict with ``fields`` or ``version``; ``response_schema`` otherwise."""
     if isinstance(value, dict) and ("fields" in value or "version" in value):
         return TEMPLATE
+    from .template.load import Template  # a template the engine has loaded is one too
+
+    if isinstance(value, Template):
+        return TEMPLATE
     return SCHEMA

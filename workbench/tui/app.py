@@ -18,7 +18,6 @@ from textual.worker import WorkerState, get_current_worker
 from .. import child
 from ..document import SchemaDocument
 from ..engine.releases import release
-from ..engine.versions import TEMPLATE
 from ..engine.export import ExportRefused, export_to, verify_tokenizer_dir
 from ..files import InputError, ReadOnlyError
 from ..goldens import Golden, NoGolden, golden_of
@@ -275,8 +274,8 @@ class WorkbenchApp(App):
     def action_save_prompt(self) -> None:
         """Write the open sample's prompt to its <case>.prompt.txt (asking before replacing one)."""
         main = self.main
-        if main.format != TEMPLATE:
-            self._error("No prompt saved: the prompt is for response templates; this is a response schema")
+        if not main.format.reads_prompt:
+            self._error(f"No prompt saved: the prompt is for response templates; this is a {main.format}")
             return
         prompt = main.prompt
 
@@ -322,7 +321,7 @@ class WorkbenchApp(App):
         main = self.main
         sample = main.sample
         prompt = main.prompt
-        if main.format == TEMPLATE and not prompt.dirty and prompt.changed_on_disk(sample):
+        if main.format.reads_prompt and not prompt.dirty and prompt.changed_on_disk(sample):
             prompt.reread(sample)
             main.prompt_reloaded()
             self.notify(f"The prompt of {sample.name} changed on disk: reloaded")
@@ -369,12 +368,12 @@ class WorkbenchApp(App):
         if analysis is None or not analysis.usable:
             self._error(f"No golden written: the {main.noun} has errors, so there is no result to keep")
             return
-        stale_prompt = analysis.template_trace is not None and analysis.prompt != main.prompt.text
+        stale_prompt = analysis.shows_prompt and analysis.prompt != main.prompt.text
         if analysis.schema_text != main.editor.text or analysis.output_text != sample.text or stale_prompt:
             self._error("No golden written: the result is not up to date yet; try again in a moment")
             return
         try:
-            golden = golden_of(sample, analysis.trace or analysis.template_trace)
+            golden = golden_of(sample, analysis)
         except NoGolden as exc:
             self._error(f"No golden written: {exc}")
             return
@@ -403,7 +402,7 @@ class WorkbenchApp(App):
         ``<name>.template.json`` (asked for when the schema has no file), replacing one only once
         the user agrees; the report follows, with the template a button away."""
         main = self.main
-        if main.format == TEMPLATE:
+        if not main.format.migrates:
             self._error("Nothing to migrate: this is already a response template")
             return
         try:
@@ -461,7 +460,7 @@ class WorkbenchApp(App):
                 # is what exporting there means, so only a file target asks before replacing.
                 self._write_after_asking(target, "exported", self._export, ask=not target.is_dir())
 
-        name = "response_template.json" if self.main.format == TEMPLATE else "response_schema.json"
+        name = f"{self.main.format}.json"
         self.push_screen(PromptScreen("Export to (a .json file, or a tokenizer folder):", name), chosen)
 
     def _export(self, target: Path) -> None:

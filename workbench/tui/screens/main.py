@@ -15,7 +15,6 @@ newer one. The verdicts on the other samples follow from the same process, for t
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any
@@ -31,13 +30,11 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from ...analysis import Analysis, Lit
 from ...document import SchemaDocument
-from ...engine import DEFAULT_TIME_LIMIT
 from ...engine.paint import DROPPED, EMPTIED, LEFT_OPEN, OVERWRITTEN
 from ...engine.pointer import display
-from ...engine.json_positions import SchemaPositions, schema_node_of
-from ...engine.schema.subtree_memo import SubtreeMemo
+from ...engine.json_positions import SchemaPositions
 from ...engine.releases import NEWEST, Release
-from ...engine.versions import SCHEMA, TEMPLATE
+from ...formats import DEFAULT_TIME_LIMIT, format_of_text
 from ...samples import FAILS, Sample, Verdict
 from ...prompts import PromptDocument
 from ...worker import AnalysisClient
@@ -59,17 +56,7 @@ DEBOUNCE = 0.015  # seconds of quiet typing before a reparse; well under the 50 
 # The same limit as the CLI's: a run that the CLI finishes, the TUI finishes too. Only the current
 # run counts against it, since a superseded run is stopped.
 TIME_LIMIT = DEFAULT_TIME_LIMIT
-_NOUN = {SCHEMA: "schema", TEMPLATE: "template"}
 _TRAPS = [(DROPPED, "dropped"), (OVERWRITTEN, "overwritten"), (EMPTIED, "emptied"), (LEFT_OPEN, "left open")]
-
-
-def format_guess(text: str) -> str:
-    """The format of an editor text before its first analysis."""
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):  # not JSON, or nested past what json reads: the analysis names it
-        return SCHEMA
-    return TEMPLATE if isinstance(value, dict) and ("fields" in value or "version" in value) else SCHEMA
 
 
 class WorkbenchScreen(Screen):
@@ -102,7 +89,7 @@ class WorkbenchScreen(Screen):
         self.splits: dict[int, str] = {}  # samples whose result depends on the release, and how
         self.analysis: Analysis | None = None  # the latest result
         self.good: Analysis | None = None  # the latest result with a tree
-        self.format = format_guess(document.saved_text)
+        self.format = format_of_text(document.saved_text)
         self.prompts: dict[str, PromptDocument] = {}  # per sample path: its prompt, perhaps edited
         self._generation = 0
         self._edited_at: float | None = None
@@ -112,7 +99,6 @@ class WorkbenchScreen(Screen):
         self.client = AnalysisClient()
         self._notice: str | None = None
         self._last_find = ""
-        self.memo = SubtreeMemo()  # the path index, rebuilt only for the fields an edit changed
 
     # ----- layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -174,7 +160,7 @@ class WorkbenchScreen(Screen):
 
     @property
     def noun(self) -> str:
-        return _NOUN[self.format]
+        return self.format.noun
 
     def on_mount(self) -> None:
         self.query_one(ProblemList).display = False
@@ -188,7 +174,7 @@ class WorkbenchScreen(Screen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("stream", "pick_release"):
-            return self.format == TEMPLATE  # hidden from the footer while editing a schema
+            return self.format.streams  # hidden from the footer while editing a format without them
         return True
 
     # ----- parsing ------------------------------------------------------------------------
@@ -290,25 +276,22 @@ class WorkbenchScreen(Screen):
         self.query_one(ReleaseLine).show(analysis.releases, self.runtime)
         tree = self.tree
         if analysis.usable:
-            if analysis.trace is not None:
-                self.memo.index(analysis.trace)
             self.good = analysis
             tree.show(analysis.root)
             tree.border_title = "Parse tree"
             tree.remove_class("-stale")
             self.raw.set_runs(analysis.runs)
             self.raw.border_subtitle = shown(self._legend(analysis), keep_newlines=False)  # field names
-            if analysis.template_trace is not None:
-                found = analysis.template_trace
-                self.prompt_editor.show_result(analysis.prompt or "", analysis.prompt_runs, found.prefix_tail_start, analysis.anchor)
+            if analysis.shows_prompt:
+                self.prompt_editor.show_result(analysis.prompt or "", analysis.prompt_runs, analysis.trace.prefix_tail_start, analysis.anchor)
                 self._update_prompt_title()
             # This sample's verdict comes from the trace just drawn; the others follow.
             self.verdicts[self.current] = analysis.verdict
-            if analysis.format != TEMPLATE:
+            if not analysis.format.releases_differ:
                 self.splits = {}
             self._show_samples()
             self._await_verdicts(self._generation)
-            if analysis.format == TEMPLATE:
+            if analysis.format.releases_differ:
                 self._await_splits(self._generation)
         elif analysis.hung:
             tree.border_title = "Parse tree (stale: the last parse was killed)"
@@ -328,9 +311,9 @@ class WorkbenchScreen(Screen):
 
     def _show_format(self) -> None:
         """What differs on screen between the formats: the prompt pane, the footer's keys."""
-        template = self.format == TEMPLATE
-        self.prompt_editor.display = template
-        if template:
+        reads_prompt = self.format.reads_prompt
+        self.prompt_editor.display = reads_prompt
+        if reads_prompt:
             self.prompt_editor.load(self.prompt.text)
             self._update_prompt_title()
         self.refresh_bindings()
@@ -342,10 +325,7 @@ class WorkbenchScreen(Screen):
         for i, name in enumerate(analysis.fields):
             legend.append("■ ", style=field_colour(i))
             legend.append(f"{visible(name)}  ")
-        if analysis.template_trace is None:
-            legend.append("plain: unmatched", style="dim")
-            return legend
-        legend.append("delimiters underlined", style="dim")
+        legend.append(analysis.format.legend, style="dim")
         kinds = {run[3] for runs in (analysis.runs, analysis.prompt_runs) for run in runs}
         for kind, name in _TRAPS:
             if kind in kinds:
@@ -374,21 +354,14 @@ class WorkbenchScreen(Screen):
             if failure.input is not None:
                 text.append(f"\n  input: {failure.input!r}{'…' if failure.cut else ''}", style="dim")
             self.status.say(text, "error")
-        elif a.template_trace is not None:
-            notes = len(a.problems)
-            note = f" · {notes} note{'s' if notes != 1 else ''} under the template" if notes else ""
-            keys = ", ".join(str(k) for k in (a.value or {}))
-            self.status.say(f"{self.sample.name} parses: {keys or 'an empty message'}{note}")
         else:
-            warnings = len(a.problems)
-            note = f" · {warnings} warning{'s' if warnings != 1 else ''}" if warnings else ""
-            self.status.say(f"{self.sample.name} parses: {', '.join(a.fields) or 'no fields'}{note}")
+            self.status.say(f"{self.sample.name} parses: {a.format.summary(a)}")
 
     # ----- samples ------------------------------------------------------------------------
     def _show_sample(self) -> None:
         self.raw.set_text(self.sample.text)
         self.raw.border_title = plain(f"Raw output · {self.sample.name}")
-        if self.format == TEMPLATE:
+        if self.format.reads_prompt:
             self.prompt_editor.load(self.prompt.text)
             self._update_prompt_title()
         self._show_samples()
@@ -400,8 +373,8 @@ class WorkbenchScreen(Screen):
                                        self.splits)
 
     def action_focus_pane(self, pane: str) -> None:
-        if pane == "prompt" and self.format != TEMPLATE:
-            self.status.say("The prompt pane is for response templates: this is a response schema", "warning")
+        if pane == "prompt" and not self.format.reads_prompt:
+            self.status.say(f"The prompt pane is for response templates: this is a {self.format}", "warning")
             return
         self.query_one(f"#{pane}").focus()
 
@@ -422,12 +395,12 @@ class WorkbenchScreen(Screen):
     # ----- the prompt -----------------------------------------------------------------------
     @property
     def prompt_focused(self) -> bool:
-        return self.format == TEMPLATE and self.focused is self.prompt_editor
+        return self.format.reads_prompt and self.focused is self.prompt_editor
 
     def _update_prompt_title(self) -> None:
         a = self.analysis
         prompt = self.prompt
-        self.prompt_editor.describe(prompt, a.template_trace if a is not None and a.prompt == prompt.text else None)
+        self.prompt_editor.describe(prompt, a.trace if a is not None and a.shows_prompt and a.prompt == prompt.text else None)
 
     def set_prompt(self, text: str) -> None:
         """Replace the open sample's prompt text (an edit: undo brings it back)."""
@@ -451,11 +424,7 @@ class WorkbenchScreen(Screen):
         text has (a field's ``content`` may be left to its default)."""
         if pointer is None:
             return None
-        found = positions.range_of(pointer)
-        while found is None and self.format == TEMPLATE and pointer:
-            pointer = pointer.rsplit("/", 1)[0]
-            found = positions.range_of(pointer)
-        return found
+        return self.format.range_near(positions, pointer)
 
     @on(Tree.NodeHighlighted, "#tree")
     def _tree_moved(self, event: Tree.NodeHighlighted) -> None:
@@ -464,7 +433,7 @@ class WorkbenchScreen(Screen):
             return
         output, prompt = self.good.spans_of(node)
         self.raw.select(output, scroll=True)
-        if self.format == TEMPLATE:
+        if self.format.reads_prompt:
             self.prompt_editor.select_spans(prompt)
         positions = self.good.positions
         if positions is not None and positions.text == self.editor.text:
@@ -487,7 +456,7 @@ class WorkbenchScreen(Screen):
             return
         self.editor.mark_node(self._range_near(a.positions, lit.mark) if lit.mark is not None else None, scroll=False)
         self.raw.select(lit.output, scroll=bool(lit.output))
-        if self.format == TEMPLATE:
+        if self.format.reads_prompt:
             self.prompt_editor.select_spans(lit.prompt)
         if say and lit.title and a.ok and not a.syntax_error and not a.errors:
             self.status.say(_lit_text(lit))
@@ -500,10 +469,7 @@ class WorkbenchScreen(Screen):
         """Put the editor cursor on a node (or a row and column) and focus the editor."""
         a = self.analysis
         if at is None and pointer is not None and a is not None and a.positions is not None:
-            if self.format == TEMPLATE:
-                found = self._range_near(a.positions, pointer)
-            else:
-                found = a.positions.range_of(pointer) or a.positions.range_of(schema_node_of(pointer))
+            found = self._range_near(a.positions, pointer)
             at = found[0] if found else None
         if at is not None:
             self.editor.move_cursor(at, center=True)
@@ -548,9 +514,8 @@ class WorkbenchScreen(Screen):
 
     # ----- the release -------------------------------------------------------------------------
     def action_pick_release(self) -> None:
-        if self.format != TEMPLATE:
-            self.status.say("A response_schema is read by transformers 5.3–5.14, which all run it alike; "
-                            "the release picker is for response templates", "warning")
+        if not self.format.releases_differ:
+            self.status.say(f"{self.format.read_by}, which all run it alike; the release picker is for response templates", "warning")
             return
 
         def chosen(picked: Release | None) -> None:
@@ -571,10 +536,10 @@ class WorkbenchScreen(Screen):
     # ----- the streaming view ------------------------------------------------------------------
     def action_stream(self) -> None:
         a = self.analysis
-        if self.format != TEMPLATE:
-            self.status.say("The streaming view replays a response_template's events; this is a response_schema", "error")
+        if not self.format.streams:
+            self.status.say(f"The streaming view replays a response_template's events; this is a {self.format}", "error")
             return
-        if a is None or a.template_trace is None or a.schema_text != self.editor.text:
+        if a is None or not a.usable or a.schema_text != self.editor.text:
             why = "has errors" if a is not None and (a.errors or a.syntax_error) else "is not parsed yet"
             self.status.say(f"Nothing to replay: the template {why}", "error")
             return
@@ -601,7 +566,7 @@ class WorkbenchScreen(Screen):
 
     def _update_title(self) -> None:
         mark = " ●" if self.dirty else ""
-        kind = "Template" if self.format == TEMPLATE else "Schema"
+        kind = self.format.noun.capitalize()
         self.editor.border_title = plain(f"{kind} · {self.document.name}{mark}")
         self.app.sub_title = visible(f"{self.document.name}{mark}")
 
@@ -618,7 +583,7 @@ class WorkbenchScreen(Screen):
     def open_document(self, document: SchemaDocument) -> None:
         """Edit another file (the template a migration wrote): the caller has asked about edits."""
         self.document = document
-        self.format = format_guess(document.saved_text)
+        self.format = format_of_text(document.saved_text)
         self.editor.load_text(document.saved_text)
         self._show_format()
         self._update_title()

@@ -20,7 +20,7 @@ from textual.widgets import Button, Label, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from ... import child
-from ...engine.schema.regexes import DEFAULT_TIME_LIMIT
+from ...formats import DEFAULT_TIME_LIMIT
 from ...files import WriteError
 from ...migration_run import Case, MigrationRun, compare_cases, write_template
 from ..plain import plain

@@ -7,7 +7,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from ...analysis import NOTE
+from ...engine.problems import NOTE
 from ...engine import ERROR, Problem
 from ...engine.pointer import display
 from ..plain import plain, shown, visible

@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .engine.releases import NEWEST, NEWEST_MINOR, Release, UnknownRelease, minor_of, release
-from .engine.versions import SCHEMA, TEMPLATE, schema_releases
+from ..engine.releases import NEWEST, NEWEST_MINOR, Release, UnknownRelease, minor_of, release
+from ..engine.versions import SCHEMA, TEMPLATE, schema_releases
 
 SCHEMA_OLDEST, SCHEMA_NEWEST = (5, 3), (5, 14)
 RUNTIME_HELP = (

@@ -1,0 +1,53 @@
+"""The seam between the workbench and its two parser formats: ``format_of`` tells them apart (the
+one rule), and each ``Format`` says what its format can do (base.py). Everything outside the engine
+holds a Format and calls it; see docs/architecture.md."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from ..engine.formats import format_of as _format_name
+from ..engine.schema.regexes import DEFAULT_TIME_LIMIT  # one time limit for every parse, either format
+from .base import CannotRun, Checked, Format
+from .result import Analysis
+from .schema import SchemaFormat
+from .template import TemplateFormat
+
+RESPONSE_SCHEMA = SchemaFormat()
+RESPONSE_TEMPLATE = TemplateFormat()
+FORMATS = (RESPONSE_SCHEMA, RESPONSE_TEMPLATE)
+_BY_NAME = {f.name: f for f in FORMATS}
+_TEMPLATE_KEY = re.compile(r'"(fields|version)"\s*:')
+
+
+def by_name(name: str) -> Format:
+    return _BY_NAME[name]
+
+
+def format_of(value: Any) -> Format:
+    """The format of a parsed parser file, by the rule transformers applies (engine/formats.py);
+    a template loaded by the engine is a template."""
+    return _BY_NAME[_format_name(value)]
+
+
+def format_of_text(text: str) -> Format:
+    """The format of an editor's text, also while it is not JSON yet (then: by its keys)."""
+    try:
+        return format_of(json.loads(text))
+    except ValueError:
+        return RESPONSE_TEMPLATE if _TEMPLATE_KEY.search(text) else RESPONSE_SCHEMA
+    except RecursionError:
+        return RESPONSE_SCHEMA
+
+
+def format_of_file(path: Any) -> Format:
+    """By the file's name alone (``schemas/<family>.template.json``), before it is read."""
+    return RESPONSE_TEMPLATE if str(path).endswith(RESPONSE_TEMPLATE.suffix) else RESPONSE_SCHEMA
+
+
+__all__ = [
+    "Analysis", "CannotRun", "DEFAULT_TIME_LIMIT", "Checked", "FORMATS", "Format", "RESPONSE_SCHEMA", "RESPONSE_TEMPLATE",
+    "by_name", "format_of", "format_of_file", "format_of_text",
+]

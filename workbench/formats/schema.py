@@ -1,0 +1,173 @@
+"""The response_schema format (transformers 5.3–5.14): its engine (``engine/schema``) behind the
+``Format`` interface."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, ContextManager
+
+from ..engine.errors import ParseFailure, RegexTimeout
+from ..engine.paint import flatten
+from ..engine.pointer import display, split
+from ..engine.problems import errors
+from ..engine.schema.highlights import node_spans, trace_paints
+from ..engine.schema.parse import parse_response, trace
+from ..engine.schema.regexes import DEFAULT_TIME_LIMIT
+from ..engine.schema.subtree_memo import SubtreeMemo
+from ..engine.schema.trace_tree import Trace
+from ..engine.schema.validate import validate
+from ..engine.json_positions import schema_node_of
+from ..engine.spans import Span
+from ..engine.versions import SCHEMA, schema_releases
+from .base import CannotRun, Checked, Format
+from .panes import Failure, Lit, excerpt
+from .runtime_choice import schema_runtime
+
+class SchemaFormat(Format):
+    name = SCHEMA
+    noun = "schema"
+    suffix = ".json"
+    golden_infix = ""
+    reads_prompt = False
+    streams = False
+    releases_differ = False
+    keeps_nodes = True
+    read_by = "A response_schema is read by transformers 5.3–5.14"
+    migrates = True
+    legend = "plain: unmatched"
+
+    def runtime(self, value: Any = None, parser: Any = None):
+        return schema_runtime(value, parser)
+
+    def check(self, value: Any, *, tools: Any = None, runtime: Any = None) -> Checked:
+        return Checked(validate(value), schema_releases(value))
+
+    def load_problems(self, value: Any, runtime: Any = None) -> list:
+        return validate(value)
+
+    def load_failure(self, value: Any, runtime: Any = None) -> str | None:
+        found = errors(validate(value))
+        return f"{found[0]}" + (f" (+{len(found) - 1} more)" if len(found) > 1 else "") if found else None
+
+    def parse(self, value: Any, output: str, prompt: str = "", *, tools: Any = None,
+              time_limit: float = DEFAULT_TIME_LIMIT, runtime: Any = None) -> Any:
+        return parse_response(output, value, time_limit=DEFAULT_TIME_LIMIT if time_limit is None else time_limit)
+
+    def failure(self, exc: Exception) -> Exception | None:
+        return exc if isinstance(exc, ParseFailure) else None
+
+    def runner(self, value: Any, runtime: Any = None) -> Callable[[str, str], Any]:
+        failure = self.load_failure(value)
+        if failure is not None:
+            raise CannotRun(failure)
+        return lambda output, prompt: parse_response(output, value)
+
+    def trace(self, value: Any, output: str, *, prompt: Any = None, tools: Any = None,
+              time_limit: float | None = DEFAULT_TIME_LIMIT, runtime: Any = None, cache: Any = None) -> Trace:
+        return trace(output, value, time_limit=DEFAULT_TIME_LIMIT if time_limit is None else time_limit, cache=cache)
+
+    # ----- the panes
+    def analyze(self, result, output: str, *, prompt: str, tools: Any, time_limit: float, cache: Any, memo: Any,
+                traced: Callable[[], None] | None, work: Callable[[], ContextManager], with_tree: bool) -> None:
+        result.problems = validate(result.schema)
+        if result.errors:
+            return
+        result.trace = trace(output, result.schema, time_limit=time_limit, cache=cache)
+        if traced is not None:
+            traced()
+        if memo is not None:
+            result.fields, result.runs = memo.runs(result.trace)
+        else:
+            result.fields, paints = trace_paints(result.trace)
+            result.runs = flatten(paints)
+
+    def outcome(self, result) -> tuple[Any, Exception | None]:
+        return result.trace.value, result.trace.error
+
+    def golden_outcome(self, result) -> tuple[Any, str | None, bool]:
+        found = result.trace
+        message = getattr(found.error, "message", str(found.error)) if not found.ok else None
+        return found.value, message, isinstance(found.error, RegexTimeout)
+
+    def value_of(self, result) -> Any:
+        return result.trace.value
+
+    def tree_of(self, result) -> Any:
+        return result.trace.root
+
+    def output_of(self, result) -> str:
+        return result.trace.text
+
+    def spans_of(self, result, node: Any) -> tuple[list[Span], list[Span]]:
+        return node_spans(result.trace, node), []
+
+    def lit_at(self, result, pointer: str) -> Lit:
+        return _schema_lit(result.trace, pointer)
+
+    def failure_of(self, result) -> Failure | None:
+        return None if result.trace.ok else _schema_failure(result.trace)
+
+    def pack(self, result) -> None:
+        # The UI has the text; the JSON member spans it finds again on demand. Plain tuples pickle
+        # without a constructor call each: a 2 MB output has ~10,000 runs.
+        result.trace.text = ""
+        result.trace.members = {}
+        result.runs = [tuple(run) for run in result.runs]
+
+    def unpack(self, result, output: str, kept: dict) -> None:
+        result.trace.text = output
+        # The path index the panes look nodes up by, rebuilt only for the fields an edit changed.
+        kept.setdefault("memo", SubtreeMemo()).index(result.trace)
+
+    def summary(self, result) -> str:
+        warnings = len(result.problems)
+        return (", ".join(result.fields) or "no fields") + (f" · {warnings} warning{'s' if warnings != 1 else ''}" if warnings else "")
+
+    def range_near(self, positions: Any, pointer: str) -> Any:
+        return positions.range_of(pointer) or positions.range_of(schema_node_of(pointer))
+
+
+def _stage_at(rest: str) -> tuple[str | None, int | None]:
+    """The x- key (and x-regex-substitutions entry) a pointer below a schema node is in, if any."""
+    parts = split(rest) if rest else []
+    if not parts or not parts[0].startswith("x-regex"):
+        return None, None
+    if parts[0] == "x-regex-substitutions" and len(parts) > 1 and parts[1].isdigit():
+        return parts[0], int(parts[1])
+    return parts[0], None
+
+
+def _schema_lit(result: Trace, pointer: str) -> Lit:
+    """On a schema node: everything it matched; on one of its x- keys, only that key's matches
+    (one entry's, in x-regex-substitutions)."""
+    path = schema_node_of(pointer)
+    if not path:  # the root: everything; lighting it all would show nothing
+        return Lit()
+    key, substitution = _stage_at(pointer[len(path):])
+    visits = result.nodes_at(path)
+    lit = Lit(mark=path)
+    if not visits:
+        return lit
+    lit.output = [span for node in visits for span in node_spans(result, node, key, substitution)]
+    matches = [m for v in visits for m in v.matches if key is None or m.key == key]
+    where = display(path) + (f" {key}" if key else "")
+    lit.title = f"{where}: visited {len(visits)}×, {len(matches)} match{'es' if len(matches) != 1 else ''}"
+    for m in matches[:4]:
+        label = f"{m.key} #{m.index}"
+        if m.span is None:
+            lit.items.append((label, None, "", False))
+        else:
+            lit.items.append((label, f"{m.span[0]}–{m.span[1]}", *excerpt(result.text, m.span)))
+    lit.more = max(0, len(matches) - 4)
+    return lit
+
+
+def _schema_failure(result: Trace) -> Failure:
+    error = result.error
+    failure = Failure(f"Parse fails at {display(result.error_path or '')}: ",
+                      getattr(error, "message", str(error)).splitlines()[0][:200], result.error_path)
+    failing = next((n for n in result.nodes() if n.error), None)
+    if failing is not None:
+        span = failing.span or failing.source_span
+        if span is not None:
+            failure.input, failure.cut = result.text[span[0] : min(span[1], span[0] + 80)], span[1] - span[0] > 80
+    return failure
