@@ -8,13 +8,8 @@ from typing import Optional
 
 import typer
 
-from ..engine import WARNING, Problem, errors, validate as validate_schema
-from ..engine.formats import format_of
-from ..engine.template import load_failure
-from ..engine.template.matrix import release_matrix
-from ..engine.template.serving import vllm_problems, vllm_verdict
-from ..engine.template.slow_delimiters import slow_delimiters
-from ..engine.versions import TEMPLATE, schema_releases, template_releases
+from ..engine.problems import ERROR, WARNING
+from ..formats import format_of
 from ..files import InputError, NestingError, parse_schema_text, read_text
 from ..samples import template_samples
 from .output import FAILED, OK, UNUSABLE, emit, emit_line, runtime_option, runtime_or_stop, say, stop
@@ -42,65 +37,39 @@ def validate(
         raise stop(f"error: {exc}", UNUSABLE)
     except InputError as exc:
         raise stop(f"error: {exc}", FAILED)
-    chosen = runtime_or_stop(format_of(value), runtime, value)
-    if format_of(value) == TEMPLATE:
-        _validate_template(schema, value, chosen.release if runtime is not None else None, samples)
-    if samples is not None:
-        raise stop(f"error: --samples is for response templates (the release matrix); {schema} is a response_schema", UNUSABLE)
-    problems = validate_schema(value)
-    for problem in problems:
-        emit_line(f"{schema}: {problem}")
-    if errors(problems):
-        raise typer.Exit(FAILED)
-    emit("ok\n" if not problems else f"ok ({len(problems)} warning{'s' if len(problems) > 1 else ''})\n")
-    _releases(schema, schema_releases(value))
-    raise typer.Exit(OK)
-
-
-def _validate_template(path: Path, value, runtime, samples: Optional[Path]) -> None:
-    """A template is checked as transformers ``runtime`` (default the newest) checks it when it
-    loads: the first error, in its words (the runtime stops at the first); then, as warnings,
-    delimiters that make its parse quadratic; then the release matrix on its samples (information:
-    a split never changes the exit code)."""
+    fmt = format_of(value)
+    chosen = runtime_or_stop(fmt, runtime, value)
+    if samples is not None and not fmt.releases_differ:
+        raise stop(f"error: --samples is for response templates (the release matrix); {schema} is a {fmt}", UNUSABLE)
     skipped: list[str] = []
     try:
-        matrix_samples = template_samples(path, samples, skipped)
+        matrix_samples = template_samples(schema, samples, skipped) if fmt.releases_differ else None
     except InputError as exc:
         raise stop(f"error: {exc}", UNUSABLE)
     for why in skipped:
         say(f"note: the release matrix leaves out a sample: {why}")
-    failure = load_failure(value, runtime)
-    if failure is not None:
-        emit_line(f"{path}: error {failure}" + (f" (transformers {runtime})" if runtime is not None else ""))
-        _matrix(path, value, matrix_samples)
+    # The editor's problem list shows this very list (Format.check).
+    checked = fmt.check(value, runtime=fmt.release(chosen) if runtime is not None else None)
+    ran_as = f" (transformers {runtime})" if runtime is not None else ""
+    shown = [p for p in checked.problems if p.severity in (ERROR, WARNING)]
+    for problem in shown:
+        emit_line(f"{schema}: {fmt.error_line(problem)}" + (ran_as if problem.severity == ERROR else ""))
+    if checked.errors:
+        _matrix(schema, fmt, value, matrix_samples)
         raise typer.Exit(FAILED)
-    warnings = [Problem(pointer, WARNING, why) for pointer, why in slow_delimiters(value)]
-    for problem in warnings:
-        emit_line(f"{path}: {problem}")
-    emit("ok\n" if not warnings else f"ok ({len(warnings)} warning{'s' if len(warnings) > 1 else ''})\n")
-    _releases(path, template_releases(value))
-    _matrix(path, value, matrix_samples)
-    _serving(path, value)
+    warnings = len(shown)
+    emit("ok\n" if not warnings else f"ok ({warnings} warning{'s' if warnings > 1 else ''})\n")
+    for line in checked.releases.describe():
+        emit_line(f"{schema}: {line}")
+    _matrix(schema, fmt, value, matrix_samples)
+    for line in fmt.serving_lines(value, checked):
+        emit_line(f"{schema}: {line}")
     raise typer.Exit(OK)
 
 
-def _matrix(path: Path, value, samples) -> None:
+def _matrix(path: Path, fmt, value, samples) -> None:
     """The release matrix's lines, when there are samples to run it on."""
     if samples is None:
         return
-    for line in release_matrix(value, samples).lines():
+    for line in fmt.matrix(value, samples).lines():
         emit_line(f"{path}: {line}")
-
-
-def _releases(path: Path, releases) -> None:
-    for line in releases.describe():
-        emit_line(f"{path}: {line}")
-
-
-def _serving(path: Path, value) -> None:
-    """Whether vLLM 0.33 serves the template, and why not or what it changes. A refusal is not a
-    failure here: transformers runs the template (docs/response-template.md#serving-in-vllm)."""
-    problems = vllm_problems(value)
-    emit_line(f"{path}: {vllm_verdict(value, problems)}")
-    for problem in problems:
-        emit_line(f"{path}:   vllm {problem}")

@@ -98,6 +98,10 @@ class Format(ABC):
     def load_failure(self, value: Any, runtime: Any = None) -> str | None:
         """Why the parser cannot run at all, in one line; None when it can."""
 
+    def serving_lines(self, value: Any, checked: Checked) -> list[str]:
+        """What other servers make of the parser (``workbench validate``'s last lines)."""
+        return []
+
     def error_line(self, problem: Problem) -> str:
         """A problem as ``workbench validate`` prints it after the file's name."""
         return str(problem)

@@ -18,7 +18,7 @@ from ..engine.template.highlights import anchor_span, template_runs
 from ..engine.template.matrix import release_matrix
 from ..engine.template.replay import replay
 from ..engine.template.outline import failure_pointer, outline, spans_at
-from ..engine.template.serving import REFUSED, VLLM, vllm_problems
+from ..engine.template.serving import REFUSED, VLLM, vllm_problems, vllm_verdict
 from ..engine.template.slow_delimiters import slow_delimiters
 from ..engine.versions import TEMPLATE, Releases, template_releases, tools_narrowing
 from .base import CannotRun, Checked, Format
@@ -59,6 +59,12 @@ class TemplateFormat(Format):
 
     def load_failure(self, value: Any, runtime: Any = None) -> str | None:
         return load_failure(value, runtime)
+
+    def serving_lines(self, value: Any, checked: Checked) -> list[str]:
+        # Whether vLLM serves the template, and why not or what it changes. A refusal is not a
+        # failure: transformers runs the template (docs/response-template.md#serving-in-vllm).
+        problems = vllm_problems(value)
+        return [vllm_verdict(value, problems)] + [f"  vllm {problem}" for problem in problems]
 
     def error_line(self, problem: Problem) -> str:
         # The runtime's load error in its words, as transformers prints it, then the key it is about.
