@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .engine.template.matrix import LOADS
+from .formats.template import LOADS
 from .files import InputError, ReadOnlyError, WriteError, atomic_write, dump_json, load_schema, read_only_mode
 from .formats import FORMATS, RESPONSE_SCHEMA, Format, by_name
 from .samples import MATCHES, Sample, is_sample_file, judge, load, matrix_samples, parser_files

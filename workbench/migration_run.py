@@ -15,12 +15,8 @@ from typing import Any
 
 from .engine.migrate import ABSENT, Migration, SampleComparison, compare_sample, derive_start_anchor
 from .engine.migrate import migrate as translate
-from .engine import errors as error_problems
-from .engine import validate as validate_schema
-from .engine.formats import format_of
-from .engine.template import load_template
-from .engine.template.slow_delimiters import slow_delimiters
-from .engine.versions import TEMPLATE
+from .engine.problems import WARNING
+from .formats import RESPONSE_TEMPLATE, format_of
 from .files import InputError, atomic_write, check_json_depth, dump_json
 from .samples import Sample
 
@@ -71,10 +67,10 @@ class MigrationRun:
             out.append("no template written: nothing in the schema could be translated")
             return out
         out.append(f"wrote {self.out}")
-        slow = list(slow_delimiters(m.template))
+        slow = [p for p in RESPONSE_TEMPLATE.load_problems(m.template) if p.severity == WARNING]
         if slow:
             out.append(f"linear time ({len(slow)}): these delimiters make transformers' parse quadratic; change them before shipping:")
-            out += [f"  {pointer}: {why}" for pointer, why in slow]
+            out += [f"  {p.path}: {p.message}" for p in slow]
         if not self.samples_given:
             out.append("no samples to compare on (pass --samples DIR)")
             return out
@@ -114,9 +110,10 @@ def schema_to_migrate(text: str) -> Any:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"the schema is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-    if format_of(value) == TEMPLATE:
-        raise InputError("this is already a response template (it has 'fields' or 'version')")
-    problems = error_problems(validate_schema(value))
+    fmt = format_of(value)
+    if not fmt.migrates:
+        raise InputError(f"this is already a {fmt} (it has 'fields' or 'version')")
+    problems = fmt.check(value).errors
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise InputError(f"fix the schema's errors first: {problems[0]}{more}")
@@ -149,7 +146,7 @@ def write_template(
     template = result.migration.template
     if template is None:
         return result
-    load_template(template)  # never write what transformers would reject when it loads it
+    RESPONSE_TEMPLATE.load(template)  # never write what transformers would reject when it loads it
     result.notices = atomic_write(out, dump_json(template), allow_read_only=allow_read_only)
     result.written = True
     return result

@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .engine.difference import first_difference
-from .engine.template.matrix import MatrixSample  # noqa: F401 - a sample as the release matrix runs it
-from .formats import FORMATS, by_name, format_of
+from .formats import FORMATS, MatrixSample, by_name, format_of
 from .files import InputError, parse_schema_text, read_sample, read_text
 
 ERROR_SUFFIX = ".expected-error.txt"
@@ -108,11 +107,17 @@ def parser_files(schemas_dir: Path, family: str) -> list[tuple[Path, str]]:
     return [(path, fmt) for path, fmt in found if path.exists()] or found[:1]
 
 
+def family_of(parser_path: Path) -> str:
+    """The family a parser file is for: ``schemas/<family><suffix>`` for its format's suffix."""
+    name = parser_path.name
+    suffix = max((f.suffix for f in FORMATS if name.endswith(f.suffix)), key=len, default="")
+    return name[: -len(suffix)] if suffix else parser_path.stem
+
+
 def family_folder(parser_path: Path) -> Path | None:
     """``sample_outputs/<family>/`` beside ``schemas/<family>.template.json`` (or
     ``schemas/<family>.json``), if it exists: the samples a family's parser goes with."""
-    name = parser_path.name
-    family = name[: -len(TEMPLATE_SUFFIX)] if name.endswith(TEMPLATE_SUFFIX) else parser_path.stem
+    family = family_of(parser_path)
     folder = parser_path.resolve().parent
     if folder.name != "schemas":
         return None

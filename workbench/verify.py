@@ -27,6 +27,7 @@ from .engine.visible import visible
 from .engine.difference import first_difference
 from .engine.releases import Release, behaviours, span
 from .runtimes import SCHEMA_RUNTIME, TEMPLATE_RUNTIMES, RuntimeUnavailable, probe_many, runtime_python
+from .formats.schema import REMEDY
 from .samples import Sample
 
 # The release that stands for each run of releases that behave alike (from 5.15 on).
@@ -34,7 +35,6 @@ RANGE_RUNTIME = {(5, 15): "5.15.0", (5, 16): "5.16.0", (5, 18): "5.18.0", (5, 20
                  (5, 24): "5.24.0"}
 ALWAYS_SPLIT = ((5, 24),)  # a range never spans these: 5.23.0 and 5.24.0 are always both checked
 
-REMEDY = "export a response_template too ('workbench migrate' drafts one from the schema)"
 
 
 @dataclass

@@ -376,7 +376,7 @@ def _splits(request: _Request, analysis: Analysis, samples: dict[str, Sample], p
     on every sample, with the prompts the UI holds): sample key -> how they part, in one line. The
     last matrix is kept by what it ran on, so switching the release or the sample does not run it
     again. Runs as template work: a newer request interrupts it."""
-    from .samples import MatrixSample
+    from .formats import MatrixSample
 
     current = dict(prompts)
     current[request.sample] = request.prefix

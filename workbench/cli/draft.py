@@ -14,8 +14,7 @@ from typing import Optional
 import typer
 
 from ..chat_template_files import load_chat_template
-from ..engine import parse_response as parse_with_schema
-from ..engine import template as template_engine
+from ..formats import RESPONSE_SCHEMA, RESPONSE_TEMPLATE, CannotRun
 from ..engine.chat_template import ChatTemplateError, RenderBudget
 from ..engine.chat_template.draft import draft as draft_template
 from ..engine.chat_template.roundtrip import roundtrip
@@ -54,13 +53,12 @@ def draft(
                 found = draft_template(renderer)
             except ChatTemplateError as exc:
                 raise InputError(f"{template_file(model, name)}: {exc}") from None
-            failure = template_engine.load_failure(found.template, chosen.release)
-            if failure is not None:  # a draft transformers would not load is the workbench's bug, said as such
+            try:
+                through_template = roundtrip(renderer, RESPONSE_TEMPLATE.runner(found.template, chosen.release))
+            except CannotRun as exc:  # a draft transformers would not load is the workbench's bug, said as such
                 raise InputError(f"{template_file(model, name)}: the drafted template is one transformers {chosen} would not load "
-                                 f"({failure}); nothing written")
-            compiled = template_engine.load_template(found.template, chosen.release)
-            through_template = roundtrip(renderer, lambda output, prompt: template_engine.parse_response(output, compiled, prefix=prompt))
-            through_schema = roundtrip(renderer, lambda output, prompt: parse_with_schema(output, found.schema))
+                                 f"({exc}); nothing written") from None
+            through_schema = roundtrip(renderer, RESPONSE_SCHEMA.runner(found.schema))
         check_outputs([path for path, _ in targets], model.files, force)
         notices = atomic_write_all([(path, dump_json(found.template if what == "template" else found.schema)) for path, what in targets])
     except (InputError, WriteError, OSError) as exc:

@@ -8,13 +8,12 @@ from typing import Any, Optional
 
 import typer
 
-from ..engine.export import ExportRefused, VerificationFailed, export_parsers, version_note
-from ..engine.formats import format_of
-from ..engine.versions import SCHEMA, TEMPLATE
+from ..engine.export import ExportRefused, VerificationFailed, export_parsers
+from ..formats import format_of, reading_notes
 from ..files import InputError, load_schema
 from ..runtimes import RuntimeUnavailable
-from ..samples import TEMPLATE_SUFFIX, discover, load
-from ..verify import REMEDY, prepare_runtimes, verify_releases
+from ..samples import discover, family_of, load
+from ..verify import prepare_runtimes, verify_releases
 from .output import FAILED, UNUSABLE, emit_line, say, stop
 
 
@@ -57,14 +56,12 @@ def export(
         raise stop(f"error: {exc} (--force writes anyway)", FAILED)
     except (InputError, ExportRefused, RuntimeUnavailable) as exc:
         raise stop(f"error: {exc}; nothing was written", UNUSABLE)
-    schema_file = next((path for path, parser in zip(files, parsers) if format_of(parser) == SCHEMA), None)
     for path, parser in zip(files, parsers):
         say(f"note: {path} is a {format_of(parser)}")
     for problem in report.warnings:
-        say(f"{schema_file}: {problem}")
-    template_file = next((path for path, parser in zip(files, parsers) if format_of(parser) == TEMPLATE), None)
+        say(f"{files[report.warnings_of]}: {problem}")
     for line in report.serving:
-        say(f"warning: {template_file}: {line}")
+        say(f"warning: {files[report.serving_of]}: {line}")
     for path in report.written:
         emit_line(f"wrote {path}")
     for notice in report.notices:
@@ -89,20 +86,14 @@ def _checker(parsers: list[Any], samples: list, pythons: dict, tokenizer_dir: Pa
 
 
 def _say_releases(parsers: list[Any]) -> None:
-    formats = {format_of(parser) for parser in parsers}
-    if formats == {SCHEMA, TEMPLATE}:
-        say("note: transformers 5.3 to 5.12 read response_schema; 5.13 and 5.14 read both and prefer "
-            "response_template (parse_response then needs prefix=); 5.15 and later read only response_template")
-        return
-    say(f"note: {version_note(parsers[0])}")
-    if formats == {SCHEMA}:
-        say(f"warning: current transformers (5.15 and later) ignore response_schema; {REMEDY}")
+    for level, line in reading_notes([format_of(parser) for parser in parsers], parsers[0]):
+        say(f"{level}: {line}")
 
 
 def _family_samples(files: list[Path]) -> list[Path]:
     """``sample_outputs/<family>/`` beside ``schemas/<family>.json`` (or ``.template.json``)."""
     for path in files:
-        family = path.name.removesuffix(TEMPLATE_SUFFIX).removesuffix(".json")
+        family = family_of(path)
         folder = path.resolve().parent.parent / "sample_outputs" / family
         if path.resolve().parent.name == "schemas" and folder.is_dir():
             return [folder]

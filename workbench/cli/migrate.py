@@ -14,11 +14,8 @@ from typing import Any, Optional
 
 import typer
 
-from ..engine import errors as error_problems
-from ..engine import validate as validate_schema
-from ..engine.formats import format_of
+from ..formats import format_of
 from ..engine.migrate import ABSENT, header_of
-from ..engine.versions import TEMPLATE
 from ..files import check_outputs, InputError, ReadOnlyError, WriteError, dump_json, load_schema, read_text
 from ..migration_run import Case, MigrationRun, anchor_from, cases_of, run, unescape
 from ..samples import discover, load
@@ -85,9 +82,10 @@ def _schema(path: Path) -> Any:
         value = load_schema(path)
     except InputError as exc:
         raise stop(f"error: {exc}", UNUSABLE)
-    if format_of(value) == TEMPLATE:
-        raise stop(f"error: {path} is already a response template (it has 'fields' or 'version')", UNUSABLE)
-    problems = error_problems(validate_schema(value))
+    fmt = format_of(value)
+    if not fmt.migrates:
+        raise stop(f"error: {path} is already a {fmt} (it has 'fields' or 'version')", UNUSABLE)
+    problems = fmt.check(value).errors
     if problems:
         for problem in problems:
             say(f"{path}: {problem}")

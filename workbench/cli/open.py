@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import tempfile
 from pathlib import Path
 from typing import Optional
@@ -90,21 +89,16 @@ def _tui_runtime(text: str, value: Optional[str]):
     a schema, a release that reads schemas (5.3–5.14, refused otherwise), and the template
     release it names for a template pasted over it later (the newest below 5.13)."""
     from ..engine.releases import NEWEST, UnknownRelease, release
-    from ..engine.versions import TEMPLATE
-    from ..formats.runtime_choice import runtime_for
-    from ..engine.formats import format_of
+    from ..formats import format_of_text
 
     if value is None:
         return NEWEST
+    fmt = format_of_text(text)  # not JSON: by its keys (the editor shows where it breaks)
     try:
-        fmt = format_of(json.loads(text))
-    except (ValueError, RecursionError):  # not JSON: it opens as a schema would (the editor shows where it breaks)
-        fmt = format_of(None)
-    try:
-        chosen = runtime_for(fmt, value)
+        chosen = fmt.runtime(value)
     except ValueError as exc:
         raise InputError(f"--runtime {value}: {exc}") from None
-    if fmt == TEMPLATE:
+    if fmt.releases_differ:
         return chosen.release
     try:
         return release(value)
@@ -114,10 +108,11 @@ def _tui_runtime(text: str, value: Optional[str]):
 
 def _template_path(sample: Path) -> Path | None:
     """Where ``schemas/<family>.template.json`` would be for a sample under sample_outputs/<family>/."""
-    from ..samples import TEMPLATE_SUFFIX, family_schema
+    from ..formats import RESPONSE_TEMPLATE
+    from ..samples import family_of, family_schema
 
     schema = family_schema(sample)
-    return schema.with_name(schema.stem + TEMPLATE_SUFFIX) if schema is not None else None
+    return schema.with_name(family_of(schema) + RESPONSE_TEMPLATE.suffix) if schema is not None else None
 
 
 def _probe_samples(chat_template: Path, document, variables: list[str], folder: Path, budget=None, runtime=None) -> list:

@@ -19,7 +19,7 @@ from rich.text import Text
 
 from ..chat_template_files import load_chat_template
 from ..engine.chat_template import RenderBudget
-from ..engine.formats import format_of
+from ..formats import format_of
 from ..engine.chat_template.roundtrip import WHY, ProbeResult
 from ..engine.preview import preview
 from ..engine.visible import visible
@@ -51,7 +51,7 @@ def roundtrip(
         parser_value = load_schema(parser_path)
         chosen = runtime_or_stop(format_of(parser_value), runtime, parser_value)
         fmt, parse = parser_of(parser_path, parser_value, chosen.release)
-        if (fmt == "response_template") != (template is not None):
+        if fmt.noun != ("template" if template is not None else "schema"):
             raise InputError(f"{parser_path} is a {fmt}; pass it with {'--template' if template is None else '--schema'}")
         variables, budget = template_variables(variable), render_budget(render_timeout)
         with ProgressLine(f"rendering {template_file(model, name)}: ") as progress:

@@ -62,6 +62,8 @@ class ExportReport:
     forced: bool = False  # verification failed, and the files were written anyway (force)
     notices: list[str] = field(default_factory=list)  # a hard link broken, a symlink written through
     serving: list[str] = field(default_factory=list)  # why vLLM would refuse the template (a warning)
+    warnings_of: int | None = None  # which of the parsers the warnings are about (its index)
+    serving_of: int | None = None  # which of the parsers vLLM would refuse
 
 
 def _checked(schema: Any) -> list[Problem]:
@@ -108,10 +110,14 @@ def export_parsers(parsers: list[Any], out: str | Path | None = None, tokenizer_
     if verify is not None and tokenizer_dir is None:
         raise ExportRefused("verifying checks a tokenizer folder: give one")
     report = ExportReport()
-    for parser in parsers:
-        report.warnings.extend(_checked(parser))
+    for i, parser in enumerate(parsers):
+        warnings = _checked(parser)
+        if warnings:
+            report.warnings.extend(warnings)
+            report.warnings_of = i
         if format_of(parser) == TEMPLATE and refusals(parser):  # written all the same: transformers runs it
             report.serving.append(vllm_verdict(parser))
+            report.serving_of = i
     files: list[tuple[Path, str]] = []
     if out is not None:
         out = Path(out)

@@ -8,12 +8,13 @@ import json
 import re
 from typing import Any
 
+from ..engine.export import version_note
 from ..engine.formats import format_of as _format_name
 from ..engine.schema.regexes import DEFAULT_TIME_LIMIT  # one time limit for every parse, either format
 from .base import CannotRun, Checked, Format
 from .result import Analysis
 from .schema import SchemaFormat
-from .template import TemplateFormat
+from .template import MatrixSample, TemplateFormat  # noqa: F401 - a sample as a release matrix runs it
 
 RESPONSE_SCHEMA = SchemaFormat()
 RESPONSE_TEMPLATE = TemplateFormat()
@@ -42,6 +43,17 @@ def format_of_text(text: str) -> Format:
         return RESPONSE_SCHEMA
 
 
+def reading_notes(fmts: list[Format], parser: Any) -> list[tuple[str, str]]:
+    """What the transformers releases read of a tokenizer holding ``fmts`` ((level, line) pairs)."""
+    if set(fmts) == set(FORMATS):
+        return [("note", "transformers 5.3 to 5.12 read response_schema; 5.13 and 5.14 read both and prefer "
+                         "response_template (parse_response then needs prefix=); 5.15 and later read only response_template")]
+    notes = [("note", version_note(parser))]
+    if fmts[0].superseded is not None:
+        notes.append(("warning", fmts[0].superseded))
+    return notes
+
+
 def format_of_file(path: Any) -> Format:
     """By the file's name alone (``schemas/<family>.template.json``), before it is read."""
     return RESPONSE_TEMPLATE if str(path).endswith(RESPONSE_TEMPLATE.suffix) else RESPONSE_SCHEMA
@@ -49,5 +61,5 @@ def format_of_file(path: Any) -> Format:
 
 __all__ = [
     "Analysis", "CannotRun", "DEFAULT_TIME_LIMIT", "Checked", "FORMATS", "Format", "RESPONSE_SCHEMA", "RESPONSE_TEMPLATE",
-    "by_name", "format_of", "format_of_file", "format_of_text",
+    "by_name", "format_of", "format_of_file", "format_of_text", "reading_notes",
 ]

@@ -55,6 +55,7 @@ class Format(ABC):
     read_by: str  # which transformers releases read it, as a sentence's start
     legend: str  # what the raw view's colours leave plain, in its legend
     migrates: bool  # ``workbench migrate`` translates it into the other format
+    superseded: str | None  # why the newest releases ignore it, and what to do (None: they read it)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Format):
@@ -89,6 +90,10 @@ class Format(ABC):
     def check(self, value: Any, *, tools: Any = None, runtime: Any = None) -> Checked:
         """Every problem of the parser ``value``, each at its key: the one validation both
         ``workbench validate`` and the editor show."""
+
+    @abstractmethod
+    def load(self, value: Any, runtime: Any = None) -> Any:
+        """The parser ready to run, or what the runtime raises when it loads it."""
 
     @abstractmethod
     def load_problems(self, value: Any, runtime: Any = None) -> list[Problem]:

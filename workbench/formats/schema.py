@@ -22,6 +22,9 @@ from .base import CannotRun, Checked, Format
 from .panes import Failure, Lit, excerpt
 from .runtime_choice import schema_runtime
 
+REMEDY = "export a response_template too ('workbench migrate' drafts one from the schema)"
+
+
 class SchemaFormat(Format):
     name = SCHEMA
     noun = "schema"
@@ -33,6 +36,7 @@ class SchemaFormat(Format):
     keeps_nodes = True
     read_by = "A response_schema is read by transformers 5.3–5.14"
     migrates = True
+    superseded = f"current transformers (5.15 and later) ignore response_schema; {REMEDY}"
     legend = "plain: unmatched"
 
     def runtime(self, value: Any = None, parser: Any = None):
@@ -40,6 +44,9 @@ class SchemaFormat(Format):
 
     def check(self, value: Any, *, tools: Any = None, runtime: Any = None) -> Checked:
         return Checked(validate(value), schema_releases(value))
+
+    def load(self, value: Any, runtime: Any = None) -> Any:
+        return value  # the runtime reads a schema as it is, node by node, as it parses
 
     def load_problems(self, value: Any, runtime: Any = None) -> list:
         return validate(value)

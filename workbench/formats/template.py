@@ -15,7 +15,7 @@ from ..engine.spans import Span
 from ..engine.template import Template, TemplateTrace, describe_load_error, load_failure, load_template, parse_response, trace_response
 from ..engine.template.errors import DEFAULT_TIME_LIMIT
 from ..engine.template.highlights import anchor_span, template_runs
-from ..engine.template.matrix import release_matrix
+from ..engine.template.matrix import LOADS, MatrixSample, release_matrix  # noqa: F401 - LOADS, MatrixSample: the matrix's words
 from ..engine.template.replay import replay
 from ..engine.template.outline import failure_pointer, outline, spans_at
 from ..engine.template.serving import REFUSED, VLLM, vllm_problems, vllm_verdict
@@ -37,6 +37,7 @@ class TemplateFormat(Format):
     keeps_nodes = False
     read_by = "A response_template is read by transformers 5.13 and later"
     migrates = False
+    superseded = None
     legend = "delimiters underlined"
 
     def runtime(self, value: Any = None, parser: Any = None):
@@ -51,6 +52,9 @@ class TemplateFormat(Format):
 
     def runtime_of(self, parser: Any, value: Any = None):
         return template_runtime(parser.release if isinstance(parser, Template) and value is None else value)
+
+    def load(self, value: Any, runtime: Any = None) -> Template:
+        return load_template(value, runtime)
 
     def load_problems(self, value: Any, runtime: Any = None) -> list[Problem]:
         failure = load_failure(value, runtime)

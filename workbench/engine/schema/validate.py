@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import warnings
-from dataclasses import dataclass
 from typing import Any
 
 import jmespath
@@ -20,8 +19,8 @@ import regex
 
 from ..backtracking import risks as backtracking_risks
 from ..backtracking import trims as slow_trims
-from ..pointer import display, escape
-from ..problems import ERROR, WARNING, Problem, errors
+from ..pointer import escape
+from ..problems import ERROR, WARNING, Problem
 from ..depth import RUNTIME_RE_GROUPS, deep, groups_too_deep
 
 TYPES = ("object", "array", "string", "integer", "number", "boolean", "any")

@@ -8,7 +8,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from ...engine.problems import NOTE
-from ...engine import ERROR, Problem
+from ...engine.problems import ERROR, Problem
 from ...engine.pointer import display
 from ..plain import plain, shown, visible
 

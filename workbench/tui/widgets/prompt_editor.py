@@ -9,13 +9,13 @@ drawn only while the text is the one the shown result was parsed with.
 from __future__ import annotations
 
 import bisect
+from typing import Any
 
 from rich.style import Style
 from rich.text import Text
 from textual.widgets import TextArea
 
 from ...engine.paint import SELECTED
-from ...engine.template import TemplateTrace
 from ...prompts import PromptDocument
 from ..palette import style_for
 from ..plain import editor_line, plain
@@ -43,7 +43,7 @@ class PromptEditor(TextArea):
         self._painted = None
         self._repaint()
 
-    def describe(self, prompt: PromptDocument, found: TemplateTrace | None) -> None:
+    def describe(self, prompt: PromptDocument, found: Any) -> None:
         """Title: where the prompt comes from, edited or not; subtitle: what the parse read of it
         (``found``: the shown result, if it was parsed with this very text)."""
         self.border_title = plain(f"Prompt · {prompt.name}{' ●' if prompt.dirty else ''}")

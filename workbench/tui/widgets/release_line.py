@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ...engine.releases import NEWEST, Release
-from ...engine.template.serving import VLLM
+from ...formats.template import VLLM
 from ...engine.versions import Releases, span
 
 
