@@ -18,7 +18,7 @@ from .engine.chat_template import (
 from .engine.chat_template.roundtrip import ProbeResult, golden, roundtrip
 from .formats import CannotRun, Format, format_of
 from .files import InputError, atomic_write_all, check_outputs, dump_json
-from .samples import Sample
+from .samples import PROBES, Sample, read_probes
 
 
 def parser_of(path: Path, value: Any, runtime: Any = None) -> tuple[Format, Callable[[str, str], Any]]:
@@ -86,7 +86,8 @@ def run_probes(model: ChatTemplate, name: str | None, parse: Callable[[str, str]
 
 
 def probe_files(folder: Path, results: list[ProbeResult], fmt: str) -> list[tuple[Path, str]]:
-    """<probe>.txt (the output), <probe>.prompt.txt and the golden for the parser's format."""
+    """<probe>.txt (the output), <probe>.prompt.txt and the golden for the parser's format, and the
+    folder's probes.json (each probe's message, by name)."""
     files: list[tuple[Path, str]] = []
     for result in results:
         if result.output is None:
@@ -97,6 +98,9 @@ def probe_files(folder: Path, results: list[ProbeResult], fmt: str) -> list[tupl
             (folder / f"{result.name}.prompt.txt", result.prompt or ""),
             (sample.expected_value_path(fmt), dump_json(golden(result))),
         ]
+    rendered = {r.name: r.message for r in results if r.output is not None}
+    if rendered:  # so the sample bar and `check` judge these samples as the round trip does
+        files.append((folder / PROBES, dump_json(read_probes(folder) | rendered if folder.is_dir() else rendered)))
     return files
 
 
@@ -113,4 +117,4 @@ def write_probe_samples(folder: Path, results: list[ProbeResult], fmt: str, forc
     said = atomic_write_all(files)
     if notices is not None:
         notices.extend(said)
-    return len(files) // 3
+    return len(files) // 3  # three files per probe, and probes.json

@@ -15,6 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .engine.chat_template.roundtrip import NOT_THE_PARSER, PARSER, ROUND_TRIPS, WHY
+from .engine.chat_template.roundtrip import judge as judge_probe
+from .engine.chat_template.roundtrip import verdict as probe_verdict
 from .engine.difference import first_difference
 from .formats import FORMATS, MatrixSample, by_name, format_of
 from .files import InputError, parse_schema_text, read_sample, read_text
@@ -24,6 +27,7 @@ EXPECTED_SUFFIX = ".expected.json"
 TEMPLATE_INFIX = ".template"  # <case>.template.expected.json: the template's golden
 PROMPT_SUFFIX = ".prompt.txt"
 DEFAULT_PROMPT = "default" + PROMPT_SUFFIX  # the prompt of every case in its folder without its own
+PROBES = "probes.json"  # in a folder of round-trip samples: each case's probe message, by case name
 TEMPLATE_SUFFIX = ".template.json"  # schemas/<family>.template.json beside schemas/<family>.json
 
 
@@ -238,6 +242,9 @@ def verdict_of(sample: Sample, value: Any, error: Exception | None, fmt: str | N
     The TUI judges the sample it shows from the very trace it draws, so bar and tree agree."""
     verdict = Verdict(PARSES, value=value) if error is None else Verdict(FAILS, str(error), error=str(error))
     try:
+        probe = _probe_of(sample)
+        if probe is not None:
+            return _probe_verdict(verdict, probe, sample.text)
         expected = expected_of(sample, fmt)
     except InputError as exc:
         verdict.status, verdict.detail, verdict.golden, verdict.golden_problem = DIFFERS, f"unreadable golden: {exc}", True, str(exc)
@@ -263,3 +270,40 @@ def verdict_of(sample: Sample, value: Any, error: Exception | None, fmt: str | N
     return verdict
 
 
+
+
+def read_probes(folder: Path) -> dict[str, Any]:
+    """The folder's round-trip probes (``probes.json``: case name -> the message rendered into that
+    sample), or {}; an unreadable file raises InputError naming it."""
+    path = folder / PROBES
+    if not (path.exists() or path.is_symlink()):
+        return {}
+    text = read_text(path, "probes")
+    _no_conflict_markers(path, text)
+    probes = parse_schema_text(text, str(path))
+    if not isinstance(probes, dict) or not all(isinstance(v, dict) for v in probes.values()):
+        raise InputError(f"{path}:1: expected an object of case name -> probe message")
+    return probes
+
+
+def _probe_of(sample: Sample) -> dict | None:
+    """The round-trip probe a sample was rendered from, or None."""
+    return read_probes(sample.path.parent).get(sample.path.stem)
+
+
+def _probe_verdict(verdict: Verdict, probe: dict, output: str) -> Verdict:
+    """A probe sample is judged as ``workbench roundtrip`` judges it: one rule (round-trip differences
+    the parser is not to blame for do not count against it)."""
+    differences = judge_probe(probe, verdict.value, verdict.error, output)
+    said = probe_verdict(differences)
+    verdict.golden = True
+    if said == ROUND_TRIPS:
+        verdict.status, verdict.detail = MATCHES, said
+    elif said == NOT_THE_PARSER:
+        verdict.status, verdict.detail = MATCHES, f"{said}: " + "; ".join(f"{d.path or '/'} {WHY[d.kind]}" for d in differences)
+    elif verdict.error is None:
+        wrong = next(d for d in differences if d.kind == PARSER)
+        verdict.status, verdict.detail = DIFFERS, f"{said}: {wrong.path or '/'}"
+    else:
+        verdict.detail = f"{said}: {verdict.error}"
+    return verdict

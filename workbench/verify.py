@@ -20,9 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .engine import DEFAULT_TIME_LIMIT, ParseFailure, RegexTimeout, parse_response
-from .engine import template as template_engine
-from .engine.versions import SCHEMA, TEMPLATE
+from .engine.errors import RegexTimeout
+from .formats import DEFAULT_TIME_LIMIT, RESPONSE_SCHEMA, RESPONSE_TEMPLATE, Format
 from .engine.visible import visible
 from .engine.difference import first_difference
 from .engine.releases import Release, behaviours, span
@@ -76,7 +75,8 @@ def template_ranges(template: Any, samples: list[Sample]) -> list[Range]:
     ranges: list[Range] = []
     previous = None
     for first, last in runs:
-        results = json.dumps(_ours_templates(template, samples, prompts, first) + [template_engine.load_failure(template, first)])
+        results = json.dumps(_ours(RESPONSE_TEMPLATE, template, samples, prompts, first)
+                             + [RESPONSE_TEMPLATE.load_failure(template, first)])
         if ranges and results == previous and first.minor not in ALWAYS_SPLIT:
             ranges[-1].last, ranges[-1].check = last, RANGE_RUNTIME[first.minor]
         else:
@@ -112,8 +112,8 @@ def verify_many(folders: list[tuple[Path, dict[str, Any], list[Sample]]], python
             raise NothingToVerify(f"no samples to check {name} with, so nothing was verified")
     requests = [[{"text": s.text, "prefix": s.prompt()[0], "name": s.path.name} for s in samples] for _, _, samples in folders]
     jobs = [(folder, request) for (folder, _, _), request in zip(folders, requests)]
-    ranges = [template_ranges(exported[TEMPLATE], samples) if TEMPLATE in exported else _schema_only_ranges()
-              for _, exported, samples in folders]
+    ranges = [template_ranges(exported[RESPONSE_TEMPLATE.name], samples) if RESPONSE_TEMPLATE.name in exported
+              else _schema_only_ranges() for _, exported, samples in folders]
     releases = [SCHEMA_RUNTIME, *dict.fromkeys(r.check for folder_ranges in ranges for r in folder_ranges)]
     try:
         pythons = {release: pythons.get(release) or runtime_python(release) for release in releases}
@@ -173,17 +173,14 @@ def _refuse_remote_code(answer: dict, folder: Path, name: Path) -> None:
 
 def _verify(exported: dict[str, Any], samples: list[Sample], old: dict, new: list[tuple[Range, dict]],
             code: str | None = None) -> Verification:
+    """The folder holds a response_schema, a response_template or both (``exported``, by key); each
+    release reads what it knows of them (docs/response-template.md#which-release-reads-what)."""
     prompts = [sample.prompt()[0] for sample in samples]
+    schema, template = (exported.get(fmt.name) for fmt in (RESPONSE_SCHEMA, RESPONSE_TEMPLATE))
 
-    def ours_template(release: Release) -> list[dict] | None:
-        if TEMPLATE not in exported:
-            return None
-        return _ours_templates(exported[TEMPLATE], samples, prompts, release)
+    def ours(fmt: Format, value: Any, release: Release | None) -> list[dict] | None:
+        return None if value is None else _ours(fmt, value, samples, prompts, release)
 
-    ours = {
-        SCHEMA: [_ours_schema(s.text, exported[SCHEMA]) for s in samples] if SCHEMA in exported else None,
-        TEMPLATE: ours_template(Release((5, 14))),
-    }
     names = [s.path.stem for s in samples]
     result = Verification()
     result.lines.append("5.0–5.2 read neither key (not checked)")
@@ -191,23 +188,24 @@ def _verify(exported: dict[str, Any], samples: list[Sample], old: dict, new: lis
         result.lines.append(f"the folder's auto_map names custom tokenizer code ({visible(code)}); checked with transformers' own "
                             "tokenizer class, which is what loading without trust_remote_code=True gives")
 
-    if _loaded(result, old, exported, (SCHEMA, TEMPLATE)):
+    if _loaded(result, old, exported, (RESPONSE_SCHEMA.name, RESPONSE_TEMPLATE.name)):
         release = old["transformers"]
-        if SCHEMA in exported:
-            upto = "5.12" if TEMPLATE in exported else "5.14"
-            _compare(result, f"5.3–{upto} read response_schema", release, old["legacy"], ours[SCHEMA], names)
+        if schema is not None:
+            upto = "5.12" if template is not None else "5.14"
+            _compare(result, f"5.3–{upto} read response_schema", release, old["legacy"], ours(RESPONSE_SCHEMA, schema, None), names)
         else:
             result.lines.append("5.3–5.12 read neither key: they do not know response_template")
-        if TEMPLATE in exported:
-            why = " (preferred over response_schema; parse_response then needs prefix=)" if SCHEMA in exported else " (parse_response needs prefix=)"
-            _compare(result, f"5.13–5.14 read response_template{why}", release, old["default"], ours[TEMPLATE], names)
+        if template is not None:
+            why = " (preferred over response_schema; parse_response then needs prefix=)" if schema is not None else " (parse_response needs prefix=)"
+            _compare(result, f"5.13–5.14 read response_template{why}", release, old["default"],
+                     ours(RESPONSE_TEMPLATE, template, Release((5, 14))), names)
 
     for checked, answer in new:
-        if not _loaded(result, answer, exported, (TEMPLATE,)):
+        if not _loaded(result, answer, exported, (RESPONSE_TEMPLATE.name,)):
             continue
-        if TEMPLATE in exported:
+        if template is not None:
             _compare(result, f"{checked.label} read response_template (checked with {answer['transformers']})",
-                     answer["transformers"], answer["default"], ours_template(checked.last), names)
+                     answer["transformers"], answer["default"], ours(RESPONSE_TEMPLATE, template, checked.last), names)
         else:
             result.lines.append(f"{checked.label} read nothing: they drop response_schema when the tokenizer loads, "
                                 f"so parse_response raises AttributeError; {REMEDY}")
@@ -227,7 +225,7 @@ def _loaded(result: Verification, answer: dict, exported: dict[str, Any], reads:
             good = False
     if good:
         kept = " and ".join(k for k in reads if k in exported)
-        dropped = "; response_schema is dropped when the tokenizer loads" if SCHEMA in exported and SCHEMA not in reads else ""
+        dropped = "; response_schema is dropped when the tokenizer loads" if RESPONSE_SCHEMA.name in exported.keys() - set(reads) else ""
         result.lines.append(f"{release}: {kept or 'the folder'} loaded back unchanged{dropped}")
     return good
 
@@ -275,29 +273,22 @@ def _said(outcome: dict) -> str:
     return visible(text if len(text) <= 160 else text[:157] + "...")
 
 
-def _ours_schema(text: str, schema: Any) -> dict:
+def _ours(fmt: Format, value: Any, samples: list[Sample], prompts: list[str], release: Release | None) -> list[dict]:
+    """The workbench's outcome for each sample, in order, with the parser loaded once: as a tokenizer
+    parses with the one parser it holds (before 5.21 a template's list default carries over)."""
     try:
-        return {"value": parse_response(text, schema, time_limit=DEFAULT_TIME_LIMIT)}
-    except RegexTimeout:
-        return {"timeout": DEFAULT_TIME_LIMIT}
-    except ParseFailure as exc:
-        return {"error": type(exc).__name__, "message": str(exc)}
-
-
-def _ours_templates(template: Any, samples: list[Sample], prompts: list[str], release: Release) -> list[dict]:
-    """The workbench's outcome for each sample, in order, with one loaded template: as a tokenizer
-    parses with the one template it holds (before 5.21 a list default carries over between parses)."""
-    try:
-        loaded = template_engine.load_template(template, release)
+        loaded = fmt.load(value, release)
     except Exception as exc:  # noqa: BLE001 - what transformers raises, named as it names it
         return [{"error": type(exc).__name__, "message": str(exc)}] * len(samples)
     outcomes = []
     for sample, prompt in zip(samples, prompts):
         try:
-            value = template_engine.parse_response(sample.text, loaded, prefix=prompt)
+            value = fmt.parse(loaded, sample.text, prompt, time_limit=DEFAULT_TIME_LIMIT)
             outcomes.append({"value": json.loads(json.dumps(value))})  # as returned, before a later parse
         except RegexTimeout:
             outcomes.append({"timeout": DEFAULT_TIME_LIMIT})
-        except Exception as exc:  # noqa: BLE001 - what transformers raises, named as it names it
+        except Exception as exc:
+            if fmt.failure(exc) is None:
+                raise
             outcomes.append({"error": type(exc).__name__, "message": str(exc)})
     return outcomes

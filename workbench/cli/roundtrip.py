@@ -83,11 +83,10 @@ def report_dict(result: ProbeResult) -> dict:
 def report_table(results: list[ProbeResult]) -> str:
     table = Table("probe", "result", "differences", show_lines=False)
     for r in results:
-        verdict = "round-trips" if not r.differences else "parser wrong" if r.parser_wrong else "not the parser's fault"
         lines = [f"{WHY[d.kind]}: {d.path or '/'}" + (f" expected {preview(d.expected)}, got {preview(d.got)}" if d.path else "")
                  + (f" ({d.note})" if d.note else "") for d in r.differences]
         # Text, not markup: a template's error or a probe's value may hold "[/]" or "[link=…]".
-        table.add_row(Text(visible(r.name)), Text(verdict), Text(visible("\n".join(lines), keep_newlines=True)))
+        table.add_row(Text(visible(r.name)), Text(r.verdict), Text(visible("\n".join(lines), keep_newlines=True)))
     console = Console(record=True, width=160, file=io.StringIO())  # rendered to text, printed by emit
     console.print(table)
     wrong = sum(r.parser_wrong for r in results)

@@ -73,6 +73,27 @@ class ProbeResult:
     def parser_wrong(self) -> bool:
         return any(d.kind == PARSER for d in self.differences)
 
+    @property
+    def verdict(self) -> str:
+        return verdict(self.differences)
+
+
+ROUND_TRIPS, PARSER_WRONG, NOT_THE_PARSER = "round-trips", "parser wrong", "not the parser's fault"
+
+
+def verdict(differences: list[Difference]) -> str:
+    """A probe's verdict, the one ``workbench roundtrip`` prints and the sample bar shows."""
+    if not differences:
+        return ROUND_TRIPS
+    return PARSER_WRONG if any(d.kind == PARSER for d in differences) else NOT_THE_PARSER
+
+
+def judge(probe: dict, parsed: Any, error: str | None, output: str) -> list[Difference]:
+    """The differences between a probe and what the parser gave for its output (or its error)."""
+    if error is not None:
+        return [Difference(PARSER, "", note=f"the parse failed: {error}")]
+    return compare(probe, parsed, output)
+
 
 def tools_for(message: dict) -> list[dict] | None:
     """JSON-schema tool definitions for the calls of ``message`` (types read off the arguments)."""
@@ -127,9 +148,7 @@ def roundtrip(
             result.parsed = parse(result.output, result.prompt)
         except Exception as exc:  # noqa: BLE001 - the parser's own error is the finding
             result.error = f"{type(exc).__name__}: {exc}"
-            result.differences.append(Difference(PARSER, "", note=f"the parse failed: {result.error}"))
-            continue
-        result.differences = compare(message, result.parsed, result.output)
+        result.differences = judge(message, result.parsed, result.error, result.output)
     return results
 
 
