@@ -12,7 +12,8 @@ from ..formats import format_of
 from ..files import InputError, dump_json, load_schema, read_sample
 from ..samples import family_schema
 from .output import FAILED, UNUSABLE, emit, runtime_option, runtime_or_stop, say, stop
-from .template_parse import describe_prompt, parse_with_template, prompt_for, tools_from
+from ..formats import StreamFailed
+from .template_parse import describe_prompt, prompt_for, tools_from
 
 
 def parse(
@@ -50,33 +51,41 @@ def parse(
     except InputError as exc:
         raise stop(f"error: {exc}", UNUSABLE)
     chosen = runtime_or_stop(kind, runtime, schema_value)
+    release = kind.release(chosen)
     say(f"note: {schema} is a {kind}" + (f", run as {chosen.describe()}" if runtime is not None else ""))
+    if (not kind.reads_prompt and (prefix is not None or prefix_file is not None or tools is not None)) or (stream and not kind.streams):
+        raise stop(f"error: {schema} is a {kind}: --prefix, --prefix-file, --tools and --stream are for response templates", UNUSABLE)
+    if show_trace and stream:
+        raise stop("error: give --trace or --stream, not both", UNUSABLE)
     if kind.reads_prompt:
-        if show_trace and stream:
-            raise stop("error: give --trace or --stream, not both", UNUSABLE)
         describe_prompt(source)
-        parse_with_template(sample, text, schema, schema_value, prompt, tool_definitions, stream, chunk, show_trace,
-                            chosen.release)
+    else:
+        prompt, tool_definitions = "", None
+    for line in kind.parse_notes(schema_value, tool_definitions):
+        say(line if line.startswith("note:") else f"{schema}: {line}")
+    failure = kind.load_failure(schema_value, release)
+    if failure is not None:
+        raise stop(f"error: {schema}: {kind.refusal(failure)}", UNUSABLE)
+    if stream:
+        if chunk < 1:
+            raise stop("error: --chunk must be at least 1", UNUSABLE)
+        try:
+            for line in kind.stream(schema_value, text, prompt, tools=tool_definitions, chunk=chunk, runtime=release):
+                emit(dump_json(line, indent=None))
+        except StreamFailed as exc:
+            raise stop(f"error: {sample}: {exc}", FAILED)
         return
-    if stream or prefix is not None or prefix_file is not None or tools is not None:
-        raise stop(f"error: {schema} is a response_schema: --prefix, --prefix-file, --tools and --stream are for response templates", UNUSABLE)
-    checked = kind.check(schema_value)
-    for problem in checked.problems:
-        say(f"{schema}: {problem}")
-    if checked.errors:
-        raise stop(f"error: {schema}: the schema has errors (see above); fix them or run 'workbench validate'", UNUSABLE)
-
-    result = kind.trace(schema_value, text)
-    result.locate_all()
     if show_trace:
-        emit(dump_json({"message": result.value, "error": _error_dict(result), "trace": result.root.to_dict()}))
-    elif result.ok:
-        emit(dump_json(result.value))
-    if not result.ok:
-        raise stop(f"error: {sample}: {result.error}", FAILED)
-
-
-def _error_dict(result) -> dict | None:
-    if result.ok:
-        return None
-    return {"path": result.error_path or "/", "message": getattr(result.error, "message", str(result.error))}
+        report, failed = kind.trace_report(kind.trace(schema_value, text, prompt=prompt, tools=tool_definitions, runtime=release))
+        emit(dump_json(report))
+        if failed is not None:
+            raise stop(f"error: {sample}: {failed}", FAILED)
+        return
+    try:
+        message = kind.parse(schema_value, text, prompt, tools=tool_definitions, runtime=release)
+    except Exception as exc:
+        failed = kind.failure(exc)
+        if failed is None:
+            raise
+        raise stop(f"error: {sample}: {failed}", FAILED)
+    emit(dump_json(message))

@@ -11,7 +11,7 @@ from typing import Any
 from ..engine.export import version_note
 from ..engine.formats import format_of as _format_name
 from ..engine.schema.regexes import DEFAULT_TIME_LIMIT  # one time limit for every parse, either format
-from .base import CannotRun, Checked, Format
+from .base import CannotRun, Checked, Format, StreamFailed
 from .result import Analysis
 from .schema import SchemaFormat
 from .template import MatrixSample, TemplateFormat  # noqa: F401 - a sample as a release matrix runs it
@@ -60,6 +60,6 @@ def format_of_file(path: Any) -> Format:
 
 
 __all__ = [
-    "Analysis", "CannotRun", "DEFAULT_TIME_LIMIT", "Checked", "FORMATS", "Format", "RESPONSE_SCHEMA", "RESPONSE_TEMPLATE",
+    "Analysis", "CannotRun", "StreamFailed", "DEFAULT_TIME_LIMIT", "Checked", "FORMATS", "Format", "RESPONSE_SCHEMA", "RESPONSE_TEMPLATE",
     "by_name", "format_of", "format_of_file", "format_of_text", "reading_notes",
 ]

@@ -20,6 +20,10 @@ if TYPE_CHECKING:
     from .runtime_choice import Runtime
 
 
+class StreamFailed(Exception):
+    """A streaming parse raised: the step it was at, and what the runtime raised, in one line."""
+
+
 class CannotRun(ValueError):
     """The parser file cannot run at all (a schema with errors, a template the runtime refuses to
     load): one line, saying why."""
@@ -102,6 +106,22 @@ class Format(ABC):
     @abstractmethod
     def load_failure(self, value: Any, runtime: Any = None) -> str | None:
         """Why the parser cannot run at all, in one line; None when it can."""
+
+    def parse_notes(self, value: Any, tools: Any = None) -> list[str]:
+        """What ``workbench parse`` says before it parses (a line starting "note:", or a problem)."""
+        return []
+
+    def refusal(self, failure: str) -> str:
+        """Why ``workbench parse`` will not run a parser that cannot run (``load_failure``)."""
+        return failure
+
+    def stream(self, value: Any, output: str, prompt: str, *, tools: Any, chunk: int, runtime: Any = None):
+        """The event stream of a streaming parse, one JSON-able line per step; ``StreamFailed``."""
+        raise NotImplementedError(f"a {self.name} has no streaming parse")
+
+    def trace_report(self, trace: Any) -> tuple[dict, str | None]:
+        """``workbench parse --trace``'s JSON (message, error, trace) and the failure to say, if any."""
+        raise NotImplementedError
 
     def serving_lines(self, value: Any, checked: Checked) -> list[str]:
         """What other servers make of the parser (``workbench validate``'s last lines)."""

@@ -59,6 +59,17 @@ class SchemaFormat(Format):
               time_limit: float = DEFAULT_TIME_LIMIT, runtime: Any = None) -> Any:
         return parse_response(output, value, time_limit=DEFAULT_TIME_LIMIT if time_limit is None else time_limit)
 
+    def parse_notes(self, value: Any, tools: Any = None) -> list[str]:
+        return [str(problem) for problem in validate(value)]
+
+    def refusal(self, failure: str) -> str:
+        return "the schema has errors (see above); fix them or run 'workbench validate'"
+
+    def trace_report(self, trace: Trace) -> tuple[dict, str | None]:
+        trace.locate_all()
+        error = None if trace.ok else {"path": trace.error_path or "/", "message": getattr(trace.error, "message", str(trace.error))}
+        return {"message": trace.value, "error": error, "trace": trace.root.to_dict()}, None if trace.ok else str(trace.error)
+
     def failure(self, exc: Exception) -> Exception | None:
         return exc if isinstance(exc, ParseFailure) else None
 

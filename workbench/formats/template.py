@@ -12,7 +12,7 @@ from ..engine.pointer import display, join, split
 from ..engine.problems import ERROR, NOTE, WARNING, Problem
 from ..engine.releases import Release
 from ..engine.spans import Span
-from ..engine.template import Template, TemplateTrace, describe_load_error, load_failure, load_template, parse_response, trace_response
+from ..engine.template import ResponseParser, Template, TemplateTrace, describe_load_error, load_failure, load_template, parse_response, trace_response
 from ..engine.template.errors import DEFAULT_TIME_LIMIT
 from ..engine.template.highlights import anchor_span, template_runs
 from ..engine.template.matrix import LOADS, MatrixSample, release_matrix  # noqa: F401 - LOADS, MatrixSample: the matrix's words
@@ -21,7 +21,7 @@ from ..engine.template.outline import failure_pointer, outline, spans_at
 from ..engine.template.serving import REFUSED, VLLM, vllm_problems, vllm_verdict
 from ..engine.template.slow_delimiters import slow_delimiters
 from ..engine.versions import TEMPLATE, Releases, template_releases, tools_narrowing
-from .base import CannotRun, Checked, Format
+from .base import CannotRun, Checked, Format, StreamFailed
 from .panes import Failure, Lit, excerpt
 from .runtime_choice import template_runtime
 
@@ -79,6 +79,30 @@ class TemplateFormat(Format):
     def parse(self, value: Any, output: str, prompt: str = "", *, tools: Any = None,
               time_limit: float = DEFAULT_TIME_LIMIT, runtime: Any = None) -> Any:
         return parse_response(output, value, prefix=prompt, tools=tools, time_limit=time_limit, runtime=runtime)
+
+    def parse_notes(self, value: Any, tools: Any = None) -> list[str]:
+        return [f"note: {tools_narrowing().why}"] if tools is not None else []
+
+    def stream(self, value: Any, output: str, prompt: str, *, tools: Any, chunk: int, runtime: Any = None):
+        """``ResponseParser`` fed ``chunk`` characters at a time: which call, the chunk, its events."""
+        step = "construct"
+        try:
+            parser = ResponseParser(value, prefix=prompt, tools=tools, runtime=runtime)
+            yield {"step": "initial", "events": parser.initial_events}
+            for at in range(0, len(output), chunk):
+                step = f"feed {at}"
+                piece = output[at : at + chunk]
+                yield {"step": "feed", "chunk": piece, "events": parser.feed(piece)}
+            step = "finalize"
+            message, events = parser.finalize()
+        except Exception as exc:  # what transformers raises at that step, named as it names it
+            raise StreamFailed(f"at {step}: {type(exc).__name__}: {exc}") from None
+        yield {"step": "finalize", "events": events}
+        yield {"step": "message", "message": message}
+
+    def trace_report(self, trace: TemplateTrace) -> tuple[dict, str | None]:
+        failed = None if trace.ok else f"{trace.error.type}: {trace.error.message}"
+        return {"message": trace.message, "error": trace.error_dict(), "trace": trace.to_dict()}, failed
 
     def failure(self, exc: Exception) -> Exception | None:
         # Whatever transformers raises on this output, named as it names it.
