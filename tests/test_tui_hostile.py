@@ -383,7 +383,7 @@ async def test_json_nested_past_what_json_reads_pasted_in_the_editor(workdir):
 def test_a_schema_file_nested_past_what_json_reads_is_guessed_without_crashing():
     """A schema reloaded from disk (changed by another editor) may be anything: guessing its
     format must not raise, the analysis then names the problem."""
-    from workbench.tui.screens.main import format_guess
+    from workbench.formats import format_of_text as format_guess
 
     assert format_guess("[" * 100_000 + "]" * 100_000) == "response_schema"
 

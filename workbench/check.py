@@ -15,7 +15,7 @@ from typing import Any
 
 from .formats.template import LOADS
 from .files import InputError, ReadOnlyError, WriteError, atomic_write, dump_json, load_schema, read_only_mode
-from .formats import FORMATS, RESPONSE_SCHEMA, Format, by_name
+from .formats import FORMATS, Format, by_name
 from .samples import MATCHES, Sample, is_sample_file, judge, load, matrix_samples, parser_files
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -42,7 +42,7 @@ class FamilyResult:
     schema: str  # the parser's file
     cases: list[CaseResult] = field(default_factory=list)
     problem: str | None = None  # the family could not be checked at all
-    format: Format = RESPONSE_SCHEMA
+    format: Format | None = None  # the parser's format (None: the file could not be read as one)
     runtime: str | None = None  # the transformers release it ran as ("5.24"; a schema: "5.14")
     matrix: Any = None  # a template's ReleaseMatrix on its samples (None: not run)
 
@@ -79,7 +79,7 @@ def check(
     return results
 
 
-def check_family(schema_path: Path, folder: Path, fmt: Format | str = RESPONSE_SCHEMA, runtime: Any = None,
+def check_family(schema_path: Path, folder: Path, fmt: Format | str, runtime: Any = None,
                  matrix: bool = True) -> FamilyResult:
     fmt = by_name(str(fmt))
     if runtime is None:

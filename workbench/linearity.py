@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .engine.errors import RegexTimeout
-from .formats import DEFAULT_TIME_LIMIT, RESPONSE_SCHEMA, Format, format_of
+from .formats import DEFAULT_TIME_LIMIT, Format, format_of
 from .files import InputError, load_schema, read_sample
 from .samples import Sample, is_sample_file, parser_files
 
@@ -222,7 +222,7 @@ class FamilyResult:
     schema: str  # the parser's file
     samples: list[SampleResult] = field(default_factory=list)
     problem: str | None = None  # the family could not be checked at all
-    format: Format = RESPONSE_SCHEMA
+    format: Format | None = None  # the parser's format, by its file's name
 
     @property
     def ok(self) -> bool:

@@ -16,7 +16,7 @@ from typing import Any
 from .engine.migrate import ABSENT, Migration, SampleComparison, compare_sample, derive_start_anchor
 from .engine.migrate import migrate as translate
 from .engine.problems import WARNING
-from .formats import RESPONSE_TEMPLATE, format_of
+from .formats import format_of
 from .files import InputError, atomic_write, check_json_depth, dump_json
 from .samples import Sample
 
@@ -67,7 +67,7 @@ class MigrationRun:
             out.append("no template written: nothing in the schema could be translated")
             return out
         out.append(f"wrote {self.out}")
-        slow = [p for p in RESPONSE_TEMPLATE.load_problems(m.template) if p.severity == WARNING]
+        slow = [p for p in format_of(m.template).load_problems(m.template) if p.severity == WARNING]
         if slow:
             out.append(f"linear time ({len(slow)}): these delimiters make transformers' parse quadratic; change them before shipping:")
             out += [f"  {p.path}: {p.message}" for p in slow]
@@ -146,7 +146,7 @@ def write_template(
     template = result.migration.template
     if template is None:
         return result
-    RESPONSE_TEMPLATE.load(template)  # never write what transformers would reject when it loads it
+    format_of(template).load(template)  # never write what transformers would reject when it loads it
     result.notices = atomic_write(out, dump_json(template), allow_read_only=allow_read_only)
     result.written = True
     return result

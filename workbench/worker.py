@@ -45,7 +45,7 @@ from multiprocessing.connection import Connection
 from typing import Any, Callable
 
 from .analysis import analyze
-from .formats import RESPONSE_TEMPLATE, Analysis
+from .formats import Analysis, format_of_text
 from .engine.schema.regexes import cut_short
 from .engine.schema.subtree_cache import SubtreeCache
 from .engine.schema.subtree_memo import SubtreeMemo
@@ -406,7 +406,7 @@ def _replay_reply(request: _ReplayRequest, samples: dict[str, Sample]) -> tuple:
     if sample is None:
         return ("replay", request.generation, (None, "the sample is no longer open"))
     with _template_work():
-        result = RESPONSE_TEMPLATE.replay(request.template_text, sample.text, prompt=request.prefix, tools=request.tools,
+        result = format_of_text(request.template_text).replay(request.template_text, sample.text, prompt=request.prefix, tools=request.tools,
                                           chunk=request.chunk, time_limit=request.time_limit, runtime=request.runtime)
     return ("replay", request.generation, result)
 

@@ -14,7 +14,7 @@ from typing import Optional
 import typer
 
 from ..chat_template_files import load_chat_template
-from ..formats import RESPONSE_SCHEMA, RESPONSE_TEMPLATE, CannotRun
+from ..formats import CannotRun, format_of
 from ..engine.chat_template import ChatTemplateError, RenderBudget
 from ..engine.chat_template.draft import draft as draft_template
 from ..engine.chat_template.roundtrip import roundtrip
@@ -54,11 +54,11 @@ def draft(
             except ChatTemplateError as exc:
                 raise InputError(f"{template_file(model, name)}: {exc}") from None
             try:
-                through_template = roundtrip(renderer, RESPONSE_TEMPLATE.runner(found.template, chosen.release))
+                through_template = roundtrip(renderer, format_of(found.template).runner(found.template, chosen.release))
             except CannotRun as exc:  # a draft transformers would not load is the workbench's bug, said as such
                 raise InputError(f"{template_file(model, name)}: the drafted template is one transformers {chosen} would not load "
                                  f"({exc}); nothing written") from None
-            through_schema = roundtrip(renderer, RESPONSE_SCHEMA.runner(found.schema))
+            through_schema = roundtrip(renderer, format_of(found.schema).runner(found.schema))
         check_outputs([path for path, _ in targets], model.files, force)
         notices = atomic_write_all([(path, dump_json(found.template if what == "template" else found.schema)) for path, what in targets])
     except (InputError, WriteError, OSError) as exc:

@@ -119,6 +119,11 @@ class Format(ABC):
         """The event stream of a streaming parse, one JSON-able line per step; ``StreamFailed``."""
         raise NotImplementedError(f"a {self.name} has no streaming parse")
 
+    def replay(self, text: str, output: str, *, prompt: str, tools: Any, chunk: int, time_limit: float,
+               runtime: Any = None) -> tuple[Any, str | None]:
+        """The streaming replay of ``output``: (Replay, None), or (None, why) when there is none."""
+        return None, f"a {self.name} has no streaming replay"
+
     def trace_report(self, trace: Any) -> tuple[dict, str | None]:
         """``workbench parse --trace``'s JSON (message, error, trace) and the failure to say, if any."""
         raise NotImplementedError
