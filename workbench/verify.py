@@ -174,7 +174,7 @@ def _refuse_remote_code(answer: dict, folder: Path, name: Path) -> None:
 def _verify(exported: dict[str, Any], samples: list[Sample], old: dict, new: list[tuple[Range, dict]],
             code: str | None = None) -> Verification:
     """The folder holds a response_schema, a response_template or both (``exported``, by key); each
-    release reads what it knows of them (docs/response-template.md#which-release-reads-what)."""
+    release reads what it knows of them (docs/response-template.md#releases-at-a-glance)."""
     prompts = [sample.prompt()[0] for sample in samples]
     schema, template = (exported.get(fmt.name) for fmt in (RESPONSE_SCHEMA, RESPONSE_TEMPLATE))
 
