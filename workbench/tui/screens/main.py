@@ -20,13 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, TextArea, Tree
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.message import Message
+from textual.worker import get_current_worker
 
 from ...analysis import Analysis, Lit
 from ...document import SchemaDocument
@@ -216,53 +217,92 @@ class WorkbenchScreen(Screen):
         self.client.set_samples({str(s.path): s for s in self.samples},
                                 {str(s.path): self._prompt_of(s).text for s in self.samples})
 
-        def run() -> Analysis | None:
-            worker = get_current_worker()
-            return self.client.analyze(generation, text, key, TIME_LIMIT, lambda: worker.is_cancelled, prefix=prefix, tools=tools,
-                                       runtime=runtime)
+        self._analyse(generation, text, key, prefix, tools, runtime)
 
-        self.run_worker(run, name=f"parse:{generation}", group="parse", thread=True, exclusive=True, exit_on_error=False)
+    # The analysis process answers in three replies, each awaited by its own exclusive thread worker
+    # (a newer edit cancels the older wait) and handed back as a message that names its generation.
+    class Analysed(Message):
+        def __init__(self, generation: int, analysis: Analysis) -> None:
+            super().__init__()
+            self.generation, self.analysis = generation, analysis
 
+    class VerdictsCame(Message):
+        def __init__(self, generation: int, verdicts: dict[str, Verdict]) -> None:
+            super().__init__()
+            self.generation, self.verdicts = generation, verdicts
+
+    class SplitsCame(Message):
+        def __init__(self, generation: int, splits: dict[str, str]) -> None:
+            super().__init__()
+            self.generation, self.splits = generation, splits
+
+    class WorkFailed(Message):
+        def __init__(self, what: str, error: BaseException) -> None:
+            super().__init__()
+            self.what, self.error = what, error
+
+    @work(thread=True, exclusive=True, group="parse", exit_on_error=False)
+    def _analyse(self, generation: int, text: str, key: str, prefix: str, tools: Any, runtime: str) -> None:
+        worker = get_current_worker()
+        try:
+            analysis = self.client.analyze(generation, text, key, TIME_LIMIT, lambda: worker.is_cancelled, prefix=prefix,
+                                           tools=tools, runtime=runtime)
+        except Exception as exc:  # noqa: BLE001 - said in the status line, the app goes on
+            self.post_message(self.WorkFailed("parse", exc))
+            return
+        if analysis is not None:
+            self.post_message(self.Analysed(generation, analysis))
+
+    @work(thread=True, exclusive=True, group="verdicts", exit_on_error=False)
     def _await_verdicts(self, generation: int) -> None:
-        def run() -> dict[str, Verdict] | None:
-            worker = get_current_worker()
-            return self.client.verdicts(generation, lambda: worker.is_cancelled)
+        worker = get_current_worker()
+        try:
+            verdicts = self.client.verdicts(generation, lambda: worker.is_cancelled)
+        except Exception as exc:  # noqa: BLE001
+            self.post_message(self.WorkFailed("verdicts", exc))
+            return
+        if verdicts is not None:
+            self.post_message(self.VerdictsCame(generation, verdicts))
 
-        self.run_worker(run, name=f"verdicts:{generation}", group="verdicts", thread=True, exclusive=True, exit_on_error=False)
-
+    @work(thread=True, exclusive=True, group="splits", exit_on_error=False)
     def _await_splits(self, generation: int) -> None:
-        """For a template: which samples' results depend on the release (the analysis process runs
-        the release matrix after the verdicts)."""
-        def run() -> dict[str, str] | None:
-            worker = get_current_worker()
-            return self.client.splits(generation, lambda: worker.is_cancelled)
+        """Which samples' results depend on the release (the analysis process runs the release
+        matrix after the verdicts, for a format whose releases differ)."""
+        worker = get_current_worker()
+        try:
+            splits = self.client.splits(generation, lambda: worker.is_cancelled)
+        except Exception as exc:  # noqa: BLE001
+            self.post_message(self.WorkFailed("splits", exc))
+            return
+        if splits is not None:
+            self.post_message(self.SplitsCame(generation, splits))
 
-        self.run_worker(run, name=f"splits:{generation}", group="splits", thread=True, exclusive=True, exit_on_error=False)
+    @on(WorkFailed)
+    def _work_failed(self, event: WorkFailed) -> None:
+        self.status.say(f"internal error in {event.what}: {event.error}", "error")
 
-    @on(Worker.StateChanged)
-    def _worker_done(self, event: Worker.StateChanged) -> None:
-        worker = event.worker
-        if worker.group not in ("parse", "verdicts", "splits"):
+    @on(Analysed)
+    def _analysed(self, event: Analysed) -> None:
+        if event.generation == self._generation:  # older runs are stale
+            self._apply(event.analysis)
+
+    @on(VerdictsCame)
+    def _verdicts_came(self, event: VerdictsCame) -> None:
+        if event.generation != self._generation:
             return
-        if worker.state == WorkerState.ERROR:
-            self.status.say(f"internal error in {worker.group}: {worker.error}", "error")
+        index = {str(s.path): i for i, s in enumerate(self.samples)}
+        verdicts = {index[k]: v for k, v in event.verdicts.items() if k in index}
+        verdicts[self.current] = self.verdicts.get(self.current)  # from the analysis on screen
+        self.verdicts = verdicts
+        self._show_samples()
+
+    @on(SplitsCame)
+    def _splits_came(self, event: SplitsCame) -> None:
+        if event.generation != self._generation:
             return
-        if worker.state != WorkerState.SUCCESS or worker.result is None:
-            return
-        if int(worker.name.split(":")[1]) != self._generation:  # older runs are stale
-            return
-        if worker.group == "parse":
-            self._apply(worker.result)
-        elif worker.group == "splits":
-            index = {str(s.path): i for i, s in enumerate(self.samples)}
-            self.splits = {index[k]: how for k, how in worker.result.items() if k in index}
-            self._show_samples()
-        else:
-            index = {str(s.path): i for i, s in enumerate(self.samples)}
-            verdicts = {index[k]: v for k, v in worker.result.items() if k in index}
-            verdicts[self.current] = self.verdicts.get(self.current)  # from the analysis on screen
-            self.verdicts = verdicts
-            self._show_samples()
+        index = {str(s.path): i for i, s in enumerate(self.samples)}
+        self.splits = {index[k]: how for k, how in event.splits.items() if k in index}
+        self._show_samples()
 
     def _apply(self, analysis: Analysis) -> None:
         self.analysis = analysis
