@@ -13,7 +13,7 @@ from ..engine.schema.highlights import node_spans, trace_paints
 from ..engine.schema.parse import parse_response, trace
 from ..engine.schema.regexes import DEFAULT_TIME_LIMIT
 from ..engine.schema.subtree_memo import SubtreeMemo
-from ..engine.schema.trace_tree import Trace
+from ..engine.schema.trace_tree import Trace, TraceNode  # noqa: F401 - TraceNode: the public API names it
 from ..engine.schema.validate import validate
 from ..engine.json_positions import schema_node_of
 from ..engine.spans import Span
