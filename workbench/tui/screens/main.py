@@ -243,39 +243,32 @@ class WorkbenchScreen(Screen):
 
     @work(thread=True, exclusive=True, group="parse", exit_on_error=False)
     def _analyse(self, generation: int, text: str, key: str, prefix: str, tools: Any, runtime: str) -> None:
-        worker = get_current_worker()
-        try:
-            analysis = self.client.analyze(generation, text, key, TIME_LIMIT, lambda: worker.is_cancelled, prefix=prefix,
-                                           tools=tools, runtime=runtime)
-        except Exception as exc:  # noqa: BLE001 - said in the status line, the app goes on
-            self.post_message(self.WorkFailed("parse", exc))
-            return
-        if analysis is not None:
-            self.post_message(self.Analysed(generation, analysis))
+        self._fetch("parse", lambda cancelled: self.client.analyze(generation, text, key, TIME_LIMIT, cancelled, prefix=prefix,
+                                                                   tools=tools, runtime=runtime),
+                    lambda analysis: self.Analysed(generation, analysis))
 
     @work(thread=True, exclusive=True, group="verdicts", exit_on_error=False)
     def _await_verdicts(self, generation: int) -> None:
-        worker = get_current_worker()
-        try:
-            verdicts = self.client.verdicts(generation, lambda: worker.is_cancelled)
-        except Exception as exc:  # noqa: BLE001
-            self.post_message(self.WorkFailed("verdicts", exc))
-            return
-        if verdicts is not None:
-            self.post_message(self.VerdictsCame(generation, verdicts))
+        self._fetch("verdicts", lambda cancelled: self.client.verdicts(generation, cancelled),
+                    lambda verdicts: self.VerdictsCame(generation, verdicts))
 
     @work(thread=True, exclusive=True, group="splits", exit_on_error=False)
     def _await_splits(self, generation: int) -> None:
         """Which samples' results depend on the release (the analysis process runs the release
         matrix after the verdicts, for a format whose releases differ)."""
+        self._fetch("splits", lambda cancelled: self.client.splits(generation, cancelled),
+                    lambda splits: self.SplitsCame(generation, splits))
+
+    def _fetch(self, what: str, call, reply) -> None:
+        """In a thread worker: wait for one reply (None: superseded or cancelled) and post it."""
         worker = get_current_worker()
         try:
-            splits = self.client.splits(generation, lambda: worker.is_cancelled)
-        except Exception as exc:  # noqa: BLE001
-            self.post_message(self.WorkFailed("splits", exc))
+            result = call(lambda: worker.is_cancelled)
+        except Exception as exc:  # noqa: BLE001 - said in the status line, the app goes on
+            self.post_message(self.WorkFailed(what, exc))
             return
-        if splits is not None:
-            self.post_message(self.SplitsCame(generation, splits))
+        if result is not None:
+            self.post_message(reply(result))
 
     @on(WorkFailed)
     def _work_failed(self, event: WorkFailed) -> None:
