@@ -1,1 +1,1 @@
-"""The command line: thin commands over the engine, sharing its functions with the TUI."""
+"""The command line: one thin module per command over formats/ and the engine, sharing their functions with the TUI."""

@@ -1,4 +1,6 @@
-"""The engine: parse, trace and validate response schemas. Imports nothing from the UI."""
+"""The engine: both formats' interpreters (schema/, template/), the chat-template sandbox, migration and the
+vocabulary they share. Imports nothing from the UI. The names below are the response_schema engine's, kept
+for code written against earlier versions; the workbench itself reaches the engines through formats/."""
 
 from .errors import ParseFailure, RegexTimeout, SchemaTypeError, SchemaValueError
 from .schema.parse import parse_response, trace

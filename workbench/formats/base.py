@@ -16,8 +16,9 @@ from ..engine.schema.regexes import DEFAULT_TIME_LIMIT
 
 if TYPE_CHECKING:
     from ..engine.versions import Releases
-    from .result import Analysis
     from .runtime_choice import Runtime
+
+Analysis = Any  # formats/result.py's Analysis, which each format fills (result.py imports this module)
 
 
 class StreamFailed(Exception):

@@ -1,1 +1,1 @@
-"""The terminal UI: a thin Textual layer over the engine (see workbench.analysis)."""
+"""The terminal UI: a thin Textual layer over formats/ and the analysis process (see docs/architecture.md)."""
