@@ -88,6 +88,9 @@ class Analysis:
     verdict: Any = None  # the sample's Verdict, judged from this very trace (set by the worker)
     runtime: str | None = None  # for a template: the transformers release it ran as (None: the newest)
     hung: str | None = None  # why there is no result: the run never answered
+    # A large trace stays in the analysis process: ``trace``/``template_trace`` are then slim (value,
+    # error, no tree), the tree is stubs, and the queries below go there (remote_tree.py).
+    remote: Any = None
 
     @classmethod
     def gave_up(cls, schema_text: str, seconds: float, time_limit: float) -> "Analysis":
@@ -131,6 +134,8 @@ class Analysis:
 
     def spans_of(self, node: Any) -> tuple[list[Span], list[Span]]:
         """The spans a tree node stands for: (in the output, in the whole prompt)."""
+        if self.remote is not None:  # blocks on the analysis process: call it off the UI thread
+            return self.remote.spans_of(node)
         if self.template_trace is not None:
             return _split_spans(self.template_trace, node.spans)
         if self.trace is None:
@@ -139,6 +144,8 @@ class Analysis:
 
     def lit_at(self, pointer: str) -> Lit | None:
         """What the editor position ``pointer`` stands for; None when there is no result."""
+        if self.remote is not None:  # blocks on the analysis process: call it off the UI thread
+            return self.remote.lit_at(pointer)
         if self.template_trace is not None:
             return _template_lit(self, pointer)
         if self.trace is not None:
@@ -146,6 +153,8 @@ class Analysis:
         return None
 
     def failure(self) -> Failure | None:
+        if self.remote is not None:  # computed where the trace is
+            return self.remote.failure
         if self.template_trace is not None and self.template_trace.error is not None:
             return _template_failure(self.template_trace, self.failure_at)
         if self.trace is not None and not self.trace.ok:

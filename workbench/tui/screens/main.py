@@ -16,6 +16,7 @@ newer one. The verdicts on the other samples follow from the same process, for t
 from __future__ import annotations
 
 import json
+from functools import partial
 import time
 from pathlib import Path
 from typing import Any
@@ -227,13 +228,14 @@ class WorkbenchScreen(Screen):
         self._generation += 1
         generation, text, key = self._generation, self.editor.text, str(self.sample.path)
         prefix, tools, runtime = self.prompt.text, self.tools, str(self.runtime)
+        opened = self.tree.opened()  # a large trace comes with these nodes' children
         self.client.set_samples({str(s.path): s for s in self.samples},
                                 {str(s.path): self._prompt_of(s).text for s in self.samples})
 
         def run() -> Analysis | None:
             worker = get_current_worker()
             return self.client.analyze(generation, text, key, TIME_LIMIT, lambda: worker.is_cancelled, prefix=prefix, tools=tools,
-                                       runtime=runtime)
+                                       runtime=runtime, opened=opened)
 
         self.run_worker(run, name=f"parse:{generation}", group="parse", thread=True, exclusive=True, exit_on_error=False)
 
@@ -253,9 +255,28 @@ class WorkbenchScreen(Screen):
 
         self.run_worker(run, name=f"splits:{generation}", group="splits", thread=True, exclusive=True, exit_on_error=False)
 
+    def _ask_remote(self, kind: str, ask, then, exclusive: bool = True) -> None:
+        """A question about a large trace the analysis process holds (remote_tree.py), in a thread
+        worker; ``then(answer)`` runs on the UI's thread when the answer comes (not if None)."""
+        self.run_worker(lambda: (then, ask()), name=f"remote:{kind}", group=f"remote-{kind}", thread=True,
+                        exclusive=exclusive, exit_on_error=False)
+
+    @on(ParseTree.ChildrenWanted)
+    def _children_wanted(self, event: ParseTree.ChildrenWanted) -> None:
+        row, node, analysis = event.node, event.node.data, self.good
+        if analysis is None or analysis.remote is None:
+            return
+        self._ask_remote("children", partial(analysis.remote.children, node),
+                         lambda children: self.tree.children_arrived(row, node, children), exclusive=False)
+
     @on(Worker.StateChanged)
     def _worker_done(self, event: Worker.StateChanged) -> None:
         worker = event.worker
+        if worker.group.startswith("remote-"):
+            if worker.state == WorkerState.SUCCESS and not worker.is_cancelled and worker.result[1] is not None:
+                then, answer = worker.result
+                then(answer)
+            return
         if worker.group not in ("parse", "verdicts", "splits"):
             return
         if worker.state == WorkerState.ERROR:
@@ -290,7 +311,7 @@ class WorkbenchScreen(Screen):
         self.query_one(ReleaseLine).show(analysis.releases, self.runtime)
         tree = self.tree
         if analysis.usable:
-            if analysis.trace is not None:
+            if analysis.trace is not None and analysis.remote is None:
                 self.memo.index(analysis.trace)
             self.good = analysis
             tree.show(analysis.root)
@@ -462,11 +483,25 @@ class WorkbenchScreen(Screen):
         node = event.node.data
         if node is None or self.good is None or not self.good.usable:
             return
-        output, prompt = self.good.spans_of(node)
+        if self.good.remote is not None:  # a large trace: the analysis process has its spans
+            good = self.good
+            tree = self.tree
+
+            def then(spans: tuple) -> None:
+                if good is self.good and tree.cursor_node is not None and tree.cursor_node.data is node:
+                    self._show_node(good, node, spans)  # unless the cursor moved on, or another tree is shown
+
+            self._ask_remote("spans", partial(good.spans_of, node), then)
+            return
+        self._show_node(self.good, node, self.good.spans_of(node))
+
+    def _show_node(self, good: Analysis, node: Any, spans: tuple) -> None:
+        """Light what the tree's cursor node stands for, and its key in the editor."""
+        output, prompt = spans
         self.raw.select(output, scroll=True)
         if self.format == TEMPLATE:
             self.prompt_editor.select_spans(prompt)
-        positions = self.good.positions
+        positions = good.positions
         if positions is not None and positions.text == self.editor.text:
             self.editor.mark_node(self._range_near(positions, node.path))
 
@@ -482,8 +517,13 @@ class WorkbenchScreen(Screen):
             return
         row, column = self.editor.cursor_location
         pointer = a.positions.pointer_at(a.positions.offset(row, column))
-        lit = a.lit_at(pointer)
-        if lit is None:
+        if a.remote is not None:  # a large trace: the analysis process answers
+            self._ask_remote("lit", partial(a.lit_at, pointer), lambda lit: self._show_lit(a, pointer, lit, say))
+            return
+        self._show_lit(a, pointer, a.lit_at(pointer), say)
+
+    def _show_lit(self, a: Analysis, pointer: str, lit: Lit | None, say: bool) -> None:
+        if lit is None or a is not self.analysis or a.schema_text != self.editor.text:
             return
         self.editor.mark_node(self._range_near(a.positions, lit.mark) if lit.mark is not None else None, scroll=False)
         self.raw.select(lit.output, scroll=bool(lit.output))
