@@ -126,7 +126,7 @@ class Held:
     def top(self, opened: Iterable[tuple]) -> RemoteNode:
         """The root's stub with its children, the children of every node at ``opened`` (key
         paths from the root) and of every node on the way to the failure."""
-        self.failing = _failing_path(self.root)
+        self.failing = _failing_path(self.root) if not self.analysis.ok else set()  # (a walk of the whole tree)
         top = self.stub(self.root)
         top.loaded = self.children(top.ref)
         for keys in opened:
