@@ -174,7 +174,11 @@ class ParseTree(Tree[TraceNode]):
                 continue
             child_identity = identity + (child.data.key,)
             loaded = children_of(child.data) is not None
-            if child.allow_expand and loaded and (child_identity in self._expanded or len(child_identity) <= self._open_depth):
+            if child.allow_expand and not loaded and child_identity in self._expanded:
+                self._fill(child)  # opened after this tree was asked for: its children are fetched again
+                child.expand()
+                found = child if child_identity == cursor else found
+            elif child.allow_expand and loaded and (child_identity in self._expanded or len(child_identity) <= self._open_depth):
                 if not child.children:
                     self._fill(child)
                 child.expand()
