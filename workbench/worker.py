@@ -226,6 +226,9 @@ class _Superseded(BaseException):
 
 
 _INTERRUPTIBLE = [False]  # whether template work is running (see _template_work)
+# Whether the running request was cut short. A signal that comes late (after this process took
+# the request it was sent with) finds only a query in the pipe: the request then runs again.
+_CUT = [False]
 
 
 @contextmanager
@@ -244,6 +247,7 @@ def _serve(conn) -> None:  # pragma: no cover - runs in the child process (teste
         # The signal may also come just after this process took that request: then nothing waits.
         if conn.poll(0):
             cut_short()
+            _CUT[0] = True
             if _INTERRUPTIBLE[0]:
                 _INTERRUPTIBLE[0] = False
                 raise _Superseded()
@@ -311,6 +315,7 @@ def _serve_requests(conn) -> None:  # pragma: no cover - runs in the child proce
         kind = "analyze" if "analyze" in pending else next(iter(pending))
         request = pending.pop(kind)
         forgotten.clear()
+        _CUT[0] = False
         try:
             if kind == "replay":
                 reply = _replay_reply(request, samples)
@@ -322,7 +327,7 @@ def _serve_requests(conn) -> None:  # pragma: no cover - runs in the child proce
             failure = (None, traceback.format_exc()) if kind == "replay" else traceback.format_exc()
             _send(conn, ("replay" if kind == "replay" else "crashed", request.generation, failure), table)
             continue
-        if reply is None or newer():
+        if reply is None or newer() or _CUT[0]:
             # Superseded while it ran (perhaps cut short): the newer request goes next; a request
             # of another kind did not replace this one, which runs again after it.
             newer()
