@@ -84,6 +84,25 @@ async def test_a_large_trace_keeps_what_the_user_opened_across_an_edit(tmp_path)
         assert tree.cursor_node.data.key == 5 and tree.cursor_node.parent is calls
 
 
+async def test_f9_reaches_the_failing_node_of_a_large_trace(tmp_path):
+    """The way to the failure comes with the first reply: f9 needs no round trip."""
+    folder = ROOT / "sample_outputs" / "functiongemma"
+    sample = tmp_path / "big.txt"
+    sample.write_text((folder / "parallel_calls.txt").read_text(encoding="utf-8") * 1000
+                      + (folder / "truncated_call.txt").read_text(encoding="utf-8"), encoding="utf-8")
+    app = WorkbenchApp(SchemaDocument.open(ROOT / "schemas" / "functiongemma.json"), [load(sample)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        main = app.main
+        assert main.analysis.remote is not None and not main.analysis.ok
+        assert main.analysis.failure() is not None
+        await pilot.press("f9")
+        await pilot.pause(0.1)
+        cursor = main.tree.cursor_node
+        assert cursor.data is not None and cursor.data.error is not None
+        assert "Parse fails" in str(main.status.render())
+
+
 def test_the_sample_is_large_enough():
     unit = (ROOT / "sample_outputs" / "functiongemma" / "parallel_calls.txt").read_text(encoding="utf-8")
     from workbench.analysis import analyze
