@@ -46,6 +46,7 @@ from typing import Any, Callable
 
 from .analysis import analyze
 from .formats import Analysis, format_of_text
+from .formats.remote_tree import Held, hold, is_large
 from .engine.schema.regexes import cut_short
 from .engine.schema.subtree_cache import SubtreeCache
 from .engine.schema.subtree_memo import SubtreeMemo
@@ -180,9 +181,10 @@ def _dump(message: tuple, table: _NodeTable) -> bytes:
 
 
 def _has_trace(message: tuple) -> bool:
-    """Whether a reply holds a trace that reuses nodes between edits (only those share nodes with
-    the UI's table)."""
-    return message[0] == "analysis" and message[2].trace is not None and message[2].format.keeps_nodes
+    """Whether a reply holds a whole trace that reuses nodes between edits (only those share
+    nodes with the UI's table; a large trace stays in the process, remote_tree.py)."""
+    return (message[0] == "analysis" and message[2].trace is not None and message[2].format.keeps_nodes
+            and message[2].remote is None)
 
 
 def _load(data: bytes, table: _NodeTable) -> tuple:
@@ -204,6 +206,7 @@ class _Request:
     prefix: str = ""  # for a template: the sample's prompt, as the UI has it now
     tools: Any = None  # for a template: tools= (the JSON tool definitions), or None
     runtime: str | None = None  # for a template: the transformers release it runs as (None: the newest)
+    opened: tuple = ()  # key paths of the tree nodes the UI shows open: a large trace sends their children
 
 
 @dataclass
@@ -225,6 +228,9 @@ class _Superseded(BaseException):
 
 
 _INTERRUPTIBLE = [False]  # whether template work is running (see _template_work)
+# Whether the running request was cut short. A signal that comes late (after this process took
+# the request it was sent with) finds only a query in the pipe: the request then runs again.
+_CUT = [False]
 
 
 @contextmanager
@@ -243,6 +249,7 @@ def _serve(conn) -> None:  # pragma: no cover - runs in the child process (teste
         # The signal may also come just after this process took that request: then nothing waits.
         if conn.poll(0):
             cut_short()
+            _CUT[0] = True
             if _INTERRUPTIBLE[0]:
                 _INTERRUPTIBLE[0] = False
                 raise _Superseded()
@@ -262,9 +269,21 @@ def _serve_requests(conn) -> None:  # pragma: no cover - runs in the child proce
     caches: dict[str, tuple[SubtreeCache, SubtreeMemo]] = {}
     pending: dict[str, Any] = {}  # request kind -> the newest request of that kind
     forgotten: set[str] = set()  # kinds the UI stopped waiting for since the last request began
+    held: list[Held | None] = [None, None]  # the large trace the UI shows, and the one being sent
+
+    def newer() -> bool:
+        """Take what came meanwhile (answering queries); whether any of it supersedes the run."""
+        came = False
+        while conn.poll(0):
+            message = conn.recv()
+            take(message)
+            came = came or message[0] != "query"
+        return came
 
     def take(message: tuple) -> None:
-        if message[0] == "samples":
+        if message[0] == "query":  # about a large trace held here: answered at once
+            _answer(conn, message[1], held[0], table)
+        elif message[0] == "samples":
             for key, sample in message[1].items():
                 caches.pop(key, None)
                 if sample is None:
@@ -298,33 +317,35 @@ def _serve_requests(conn) -> None:  # pragma: no cover - runs in the child proce
         kind = "analyze" if "analyze" in pending else next(iter(pending))
         request = pending.pop(kind)
         forgotten.clear()
+        _CUT[0] = False
         try:
             if kind == "replay":
                 reply = _replay_reply(request, samples)
             else:
-                reply = _analysis_reply(request, samples, prompts, caches, conn)
+                reply = _analysis_reply(request, samples, prompts, caches, conn, held)
         except _Superseded:
             reply = None
         except Exception:
             failure = (None, traceback.format_exc()) if kind == "replay" else traceback.format_exc()
             _send(conn, ("replay" if kind == "replay" else "crashed", request.generation, failure), table)
             continue
-        if reply is None or conn.poll(0):
+        if reply is None or newer() or _CUT[0]:
             # Superseded while it ran (perhaps cut short): the newer request goes next; a request
             # of another kind did not replace this one, which runs again after it.
-            while conn.poll(0):
-                take(conn.recv())
+            newer()
             if kind not in forgotten:
                 pending.setdefault(kind, request)
             continue
         try:
             _send(conn, reply, table)
+            if kind != "replay" and reply[2].usable:  # the UI now shows this tree: its queries come here
+                held[0], held[1] = held[1], None
             if kind == "replay" or not reply[2].usable:
                 continue  # the schema has errors: the verdicts of the last good one stand
-            verdicts = _verdicts(request, reply[2], samples, prompts, conn)
+            verdicts = _verdicts(request, reply[2], samples, prompts, newer)
             if verdicts is not None:
                 _send(conn, ("verdicts", request.generation, verdicts), table)
-                if reply[2].format.streams and not conn.poll(0):
+                if reply[2].format.releases_differ and not newer():
                     _send(conn, ("splits", request.generation, _splits(request, reply[2], samples, prompts, matrices)), table)
         except _Superseded:
             continue
@@ -337,7 +358,19 @@ def _send(conn, message: tuple, table: _NodeTable) -> None:
     _sent(message, table)
 
 
-def _analysis_reply(request: _Request, samples: dict[str, Sample], prompts: dict[str, str], caches: dict, conn) -> tuple:
+def _answer(conn, query: tuple, held: Held | None, table: _NodeTable) -> None:
+    """Answer a query about the large trace the UI shows: ("answer", number, what), with None
+    when that trace is no longer the one held (the UI is about to show a newer one)."""
+    generation, number, kind, arg = query
+    try:
+        found = held.answer(kind, arg) if held is not None and held.generation == generation else None
+    except Exception:  # noqa: BLE001 - a query must not end the process; the UI shows nothing for it
+        found = None
+    _send(conn, ("answer", number, found), table)
+
+
+def _analysis_reply(request: _Request, samples: dict[str, Sample], prompts: dict[str, str], caches: dict, conn,
+                    held: list | None = None) -> tuple:
     sample = samples[request.sample]
     cache, memo = caches.setdefault(request.sample, (SubtreeCache(), SubtreeMemo()))
     analysis = analyze(
@@ -349,12 +382,15 @@ def _analysis_reply(request: _Request, samples: dict[str, Sample], prompts: dict
     if analysis.usable:
         value, error = analysis.format.outcome(analysis)
         analysis.verdict = verdict_of(sample, value, error, analysis.format)
+        if held is not None:
+            # A large trace stays here (sent as the user opens it); ``analysis`` becomes its slim copy.
+            held[1] = hold(analysis, request.generation, request.opened) if is_large(analysis) else None
         analysis.packed()
     return ("analysis", request.generation, analysis)
 
 
 def _verdicts(
-    request: _Request, analysis: Analysis, samples: dict[str, Sample], prompts: dict[str, str], conn
+    request: _Request, analysis: Analysis, samples: dict[str, Sample], prompts: dict[str, str], newer: Callable[[], bool]
 ) -> dict[str, Verdict] | None:
     """The other samples' verdicts (the traced sample's is in its analysis), or None when a newer
     request came in meanwhile (a signal that came while the reply was being sent found no parse
@@ -365,7 +401,7 @@ def _verdicts(
             with _template_work():
                 verdicts[key] = judge_with(analysis.format, sample, analysis.schema, prompts.get(key, ""), tools=request.tools,
                                            time_limit=request.time_limit, runtime=request.runtime)
-        if conn.poll(0):
+        if newer():
             return None
     return verdicts
 
@@ -425,6 +461,7 @@ class AnalysisClient:
         self._samples: dict[str, Sample] = {}  # what the process holds
         self._prompts: dict[str, str] = {}  # the samples' prompts, as the process holds them
         self._replays = itertools.count(1)
+        self._queries = itertools.count(1)
         self._mailbox: dict[tuple[str, int], Any] = {}
         self._in_flight: int | None = None  # generation whose parse is still running
         self._latest = 0  # the newest generation asked for
@@ -506,14 +543,16 @@ class AnalysisClient:
 
     def analyze(
         self, generation: int, schema_text: str, sample: str, time_limit: float, cancelled: Callable[[], bool],
-        prefix: str = "", tools: Any = None, runtime: str | None = None,
+        prefix: str = "", tools: Any = None, runtime: str | None = None, opened: tuple = (),
     ) -> Analysis | None:
         """The analysis of ``schema_text`` on one sample, or None if cancelled first. For a
         template: ``prefix`` (the sample's prompt as the user has it now), ``tools`` and
-        ``runtime`` (the transformers release to run as; None: the newest)."""
+        ``runtime`` (the transformers release to run as; None: the newest). ``opened``: the key
+        paths of the tree nodes the UI shows open (a large trace comes with their children)."""
         with self._lock:
             self._ensure()
-            self._conn.send(("analyze", _Request(generation, schema_text, sample, time_limit, prefix, tools, runtime)))
+            self._conn.send(("analyze", _Request(generation, schema_text, sample, time_limit, prefix, tools, runtime,
+                                                 tuple(opened))))
             self._interrupt()  # stop the run this one supersedes
             self._in_flight, self._sent_at, self._limit = generation, time.monotonic(), time_limit
             self._latest, epoch = generation, self._epoch
@@ -523,6 +562,8 @@ class AnalysisClient:
         if reply is not None and reply.usable:
             if sample not in self._samples:
                 return None  # the sample went away meanwhile: this result is for nobody
+            if reply.remote is not None:  # a large trace: its tree comes as the user opens it
+                reply.remote.ask = self.query
             reply.unpacked(self._samples[sample].text, self._kept.setdefault(reply.format.name, {}))
         return reply
 
@@ -550,6 +591,19 @@ class AnalysisClient:
             raise RuntimeError(why)
         return reply
 
+    def query(self, generation: int, kind: str, arg: Any, cancelled: Callable[[], bool] = lambda: False) -> Any:
+        """Ask the analysis process about the large trace of ``generation`` it holds (see
+        remote_tree.py): a node's children, the spans of a node or of an editor position. None if
+        that trace is no longer held (a newer one is on its way), or the process restarted."""
+        with self._lock:
+            if self._process is None or self._process.poll() is not None:
+                return None
+            number = next(self._queries)
+            self._conn.send(("query", (generation, number, kind, arg)))
+            epoch = self._epoch
+        reply = self._wait("answer", number, cancelled, epoch, watch=False)
+        return None if reply is _HUNG else reply
+
     def verdicts(self, generation: int, cancelled: Callable[[], bool]) -> dict[str, Verdict] | None:
         """The verdicts that follow the analysis of ``generation`` (None if it was superseded)."""
         with self._lock:
@@ -572,10 +626,12 @@ class AnalysisClient:
                     return None
                 if (kind, generation) in self._mailbox:
                     return self._mailbox.pop((kind, generation))
-                if kind != "replay" and ("crashed", generation) in self._mailbox:
+                if kind not in ("replay", "answer") and ("crashed", generation) in self._mailbox:
                     raise RuntimeError(self._mailbox.pop(("crashed", generation)))
                 if kind == "replay" and self._conn is None:
                     return (None, "the analysis process ended unexpectedly")
+                if kind == "answer" and self._conn is None:
+                    return None
                 hung = watch and self._in_flight == generation and time.monotonic() - self._sent_at > self._limit + GRACE
             if cancelled():
                 return None
@@ -610,6 +666,10 @@ class AnalysisClient:
             message = _load(data, self._table)
             _sent(message, self._table)
             kind, generation = message[0], message[1]
+            if kind == "answer":  # numbered apart too; an answer nobody waits for any more goes soon
+                self._mailbox = {k: v for k, v in self._mailbox.items() if k[0] != "answer" or k[1] > generation - 64}
+                self._mailbox[(kind, generation)] = message[2]
+                return
             if kind == "replay":  # numbered apart from the analyses
                 self._mailbox = {k: v for k, v in self._mailbox.items() if k[0] != "replay" or k[1] >= generation}
                 self._mailbox[(kind, generation)] = message[2]
@@ -621,7 +681,7 @@ class AnalysisClient:
             if kind == "analysis" and self._in_flight == generation:
                 self._in_flight = None
             # Keep only replies someone may still wait for: this generation's and newer.
-            self._mailbox = {k: v for k, v in self._mailbox.items() if k[0] == "replay" or k[1] >= generation}
+            self._mailbox = {k: v for k, v in self._mailbox.items() if k[0] in ("replay", "answer") or k[1] >= generation}
             self._mailbox[(kind, generation)] = message[2]
 
 

@@ -92,7 +92,7 @@ def sweep(paints: Iterable[tuple], part: int = 0) -> list[tuple]:
                     runs.append((position, at, field, kind, top_key))
         position = at
         if starting:
-            heapq.heappush(active, (_negate(key), key, look))
+            heapq.heappush(active, ((-key[0], -key[1], -key[2], -key[3], -key[4]), key, look))  # _negate, inlined
         else:
             ended.add(key)
     return runs

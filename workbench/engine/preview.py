@@ -13,10 +13,44 @@ def preview(value: Any, limit: int = 60) -> str:
     shown as its (shortened) repr."""
     text = ""
     try:
-        for chunk in json.JSONEncoder(ensure_ascii=False).iterencode(value):
+        for chunk in json.JSONEncoder(ensure_ascii=False).iterencode(_clipped(value, [limit])):
             text += chunk
             if len(text) > limit:
                 break
     except (TypeError, ValueError):
         text = reprlib.repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _clipped(value: Any, budget: list[int]) -> Any:
+    """``value`` cut where its JSON would run past the preview: a string to one character more
+    than it can show, containers once ``budget`` (the characters left to show, counted down by
+    fewer than the JSON holds up to there) is spent. The encoder writes a long string as one chunk, so a 2 MB string (or a
+    message holding one) would otherwise be escaped whole for a 60-character label."""
+    kind = type(value)
+    if kind is str:
+        keep = max(budget[0], 0) + 1
+        budget[0] -= min(len(value), keep) + 2
+        return value[:keep]
+    if kind is list or kind is tuple:
+        budget[0] -= 1  # the opening bracket (the closing one comes after what may be cut)
+        items = []
+        for item in value:
+            if budget[0] < 0:
+                break
+            items.append(_clipped(item, budget))
+            budget[0] -= 1
+        return items
+    if kind is dict:
+        budget[0] -= 1
+        members = {}
+        for key, item in value.items():
+            if budget[0] < 0:
+                break
+            cut = _clipped(key, budget) if type(key) is str else key
+            # A key cut short must not replace a member already there (rare: then it stays whole).
+            members[cut if cut not in members else key] = _clipped(item, budget)
+            budget[0] -= 2
+        return members
+    budget[0] -= 1
+    return value

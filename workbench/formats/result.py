@@ -39,6 +39,9 @@ class Analysis:
     verdict: Any = None  # the sample's Verdict, judged from this very trace (set by the worker)
     runtime: str | None = None  # the transformers release it ran as (None: the format's default)
     hung: str | None = None  # why there is no result: the run never answered
+    # A large trace stays in the analysis process (remote_tree.py): then the value, runs and failure
+    # are here, the tree is stubs, and the queries below go there.
+    remote: Any = None
 
     @classmethod
     def gave_up(cls, schema_text: str, seconds: float, time_limit: float) -> "Analysis":
@@ -81,13 +84,19 @@ class Analysis:
 
     def spans_of(self, node: Any) -> tuple[list[Span], list[Span]]:
         """The spans a tree node stands for: (in the output, in the whole prompt)."""
+        if self.remote is not None:  # blocks on the analysis process: call it off the UI thread
+            return self.remote.spans_of(node)
         return self.format.spans_of(self, node) if self.trace is not None else ([], [])
 
     def lit_at(self, pointer: str) -> Lit | None:
         """What the editor position ``pointer`` stands for; None when there is no result."""
+        if self.remote is not None:  # blocks on the analysis process: call it off the UI thread
+            return self.remote.lit_at(pointer)
         return self.format.lit_at(self, pointer) if self.trace is not None else None
 
     def failure(self) -> Failure | None:
+        if self.remote is not None:  # computed where the trace is
+            return self.remote.failure
         return self.format.failure_of(self) if self.trace is not None else None
 
     @property

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any, Callable, ContextManager
 
 from ..engine.errors import ParseFailure, RegexTimeout
@@ -16,10 +17,11 @@ from ..engine.schema.subtree_memo import SubtreeMemo
 from ..engine.schema.trace_tree import Trace, TraceNode  # noqa: F401 - TraceNode: the public API names it
 from ..engine.schema.validate import validate
 from ..engine.json_positions import schema_node_of
-from ..engine.spans import Span
+from ..engine.spans import MISSING, Span
 from ..engine.versions import SCHEMA, schema_releases
 from .base import CannotRun, Checked, Format
 from .panes import Failure, Lit, excerpt
+from .remote_tree import LARGE_TRACE, RemoteNode
 from .runtime_choice import schema_runtime
 
 REMEDY = "export a response_template too ('workbench migrate' drafts one from the schema)"
@@ -133,8 +135,24 @@ class SchemaFormat(Format):
 
     def unpack(self, result, output: str, kept: dict) -> None:
         result.trace.text = output
-        # The path index the panes look nodes up by, rebuilt only for the fields an edit changed.
-        kept.setdefault("memo", SubtreeMemo()).index(result.trace)
+        if result.remote is None:
+            # The path index the panes look nodes up by, rebuilt only for the fields an edit changed.
+            kept.setdefault("memo", SubtreeMemo()).index(result.trace)
+
+    # ----- a large trace, kept in the analysis process (remote_tree.py)
+    def is_large(self, result) -> bool:
+        return sum(1 for _ in islice(result.trace.root.walk(), LARGE_TRACE + 1)) > LARGE_TRACE
+
+    def stub(self, node: Any, ref: int, failed: bool) -> RemoteNode:
+        children = node.children
+        shows = node.value is not MISSING and (node.via in ("const", "default") or not children)
+        return RemoteNode(ref, node.key, node.path, len(children), False, via=node.via,
+                          value=node.value if shows else MISSING, error=node.error, no_match=node.no_match,
+                          found=range(len(node.found)), failed=failed)
+
+    def slim(self, result, top: RemoteNode) -> None:
+        trace = result.trace
+        result.trace = Trace(trace.text, top, trace.value, trace.error)
 
     def summary(self, result) -> str:
         warnings = len(result.problems)

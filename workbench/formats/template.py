@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from typing import Any, Callable, ContextManager
@@ -11,7 +12,7 @@ from ..engine.errors import RegexTimeout
 from ..engine.pointer import display, join, split
 from ..engine.problems import ERROR, NOTE, WARNING, Problem
 from ..engine.releases import Release
-from ..engine.spans import Span
+from ..engine.spans import MISSING, Span
 from ..engine.template import ResponseParser, Template, TemplateTrace, describe_load_error, load_failure, load_template, parse_response, trace_response
 from ..engine.template.errors import DEFAULT_TIME_LIMIT
 from ..engine.template.highlights import anchor_span, template_runs
@@ -23,6 +24,7 @@ from ..engine.template.slow_delimiters import slow_delimiters
 from ..engine.versions import TEMPLATE, Releases, template_releases, tools_narrowing
 from .base import CannotRun, Checked, Format, StreamFailed
 from .panes import Failure, Lit, excerpt
+from .remote_tree import LARGE_TEMPLATE, RemoteNode
 from .runtime_choice import template_runtime
 
 
@@ -206,6 +208,21 @@ class TemplateFormat(Format):
 
     def unpack(self, result, output: str, kept: dict) -> None:
         result.trace.text += output  # the prompt's tail came back; the output is the sample's
+
+    # ----- a large trace, kept in the analysis process (remote_tree.py)
+    def is_large(self, result) -> bool:
+        return len(result.trace.regions) > LARGE_TEMPLATE
+
+    def stub(self, node: Any, ref: int, failed: bool) -> RemoteNode:
+        children = node.children
+        shows = node.value is not MISSING and (not children or node.key is None or node.key[0] in ("field", "region"))
+        return RemoteNode(ref, node.key, node.path, len(children), True, name=node.name,
+                          value=node.value if shows else MISSING, error=node.error, text=node.text,
+                          note=node.note, failed=failed)
+
+    def slim(self, result, top: RemoteNode) -> None:
+        result.trace = dataclasses.replace(result.trace, regions=[], dropped=[], ties=[], emptied=[])
+        result.tree = top
 
     def summary(self, result) -> str:
         notes = len(result.problems)

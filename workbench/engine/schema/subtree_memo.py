@@ -26,11 +26,14 @@ class SubtreeMemo:
     def runs(self, trace: Trace) -> tuple[list[str], list[Paint]]:
         """Field names and the disjoint colour runs, as highlights.flatten(trace_paints(...)) gives them."""
         root = trace.root
+        fresh = not self._runs
         fields = field_names(root)
         parts = [sweep(root_paints(root, fields), -1)]
         for position, child in enumerate(root.children):
             parts.append(self._runs_of(child, field_of(child, fields), False, position))
-        if len(self._runs) > 3 * self._live + 4096:
+        if fresh:  # all of them live: nothing to prune (and a walk of a 2 MB trace saved)
+            self._live = len(self._runs)
+        elif len(self._runs) > 3 * self._live + 4096:
             live = {id(node) for child in root.children for node in child.walk()}
             self._runs = {key: entry for key, entry in self._runs.items() if key in live}
             self._live = len(live)

@@ -15,6 +15,7 @@ newer one. The verdicts on the other samples follow from the same process, for t
 
 from __future__ import annotations
 
+from functools import partial
 import time
 from pathlib import Path
 from typing import Any
@@ -214,10 +215,11 @@ class WorkbenchScreen(Screen):
         self._generation += 1
         generation, text, key = self._generation, self.editor.text, str(self.sample.path)
         prefix, tools, runtime = self.prompt.text, self.tools, str(self.runtime)
+        opened = self.tree.opened()  # a large trace comes with these nodes' children
         self.client.set_samples({str(s.path): s for s in self.samples},
                                 {str(s.path): self._prompt_of(s).text for s in self.samples})
 
-        self._analyse(generation, text, key, prefix, tools, runtime)
+        self._analyse(generation, text, key, prefix, tools, runtime, opened)
 
     # The analysis process answers in three replies, each awaited by its own exclusive thread worker
     # (a newer edit cancels the older wait) and handed back as a message that names its generation.
@@ -242,9 +244,9 @@ class WorkbenchScreen(Screen):
             self.what, self.error = what, error
 
     @work(thread=True, exclusive=True, group="parse", exit_on_error=False)
-    def _analyse(self, generation: int, text: str, key: str, prefix: str, tools: Any, runtime: str) -> None:
+    def _analyse(self, generation: int, text: str, key: str, prefix: str, tools: Any, runtime: str, opened: tuple) -> None:
         self._fetch("parse", lambda cancelled: self.client.analyze(generation, text, key, TIME_LIMIT, cancelled, prefix=prefix,
-                                                                   tools=tools, runtime=runtime),
+                                                                   tools=tools, runtime=runtime, opened=opened),
                     lambda analysis: self.Analysed(generation, analysis))
 
     @work(thread=True, exclusive=True, group="verdicts", exit_on_error=False)
@@ -269,6 +271,35 @@ class WorkbenchScreen(Screen):
             return
         if result is not None:
             self.post_message(reply(result))
+
+    class RemoteAnswered(Message):
+        """An answer about a large trace the analysis process holds, with what to do with it."""
+
+        def __init__(self, then, answer: Any) -> None:
+            super().__init__()
+            self.then, self.answer = then, answer
+
+    def _ask_remote(self, kind: str, ask, then, exclusive: bool = True) -> None:
+        """A question about a large trace the analysis process holds (remote_tree.py), in a thread
+        worker; ``then(answer)`` runs on the UI's thread when the answer comes (not if None)."""
+        def run() -> None:
+            answer = ask()
+            if answer is not None and not get_current_worker().is_cancelled:
+                self.post_message(self.RemoteAnswered(then, answer))
+
+        self.run_worker(run, group=f"remote-{kind}", thread=True, exclusive=exclusive, exit_on_error=False)
+
+    @on(RemoteAnswered)
+    def _remote_answered(self, event: RemoteAnswered) -> None:
+        event.then(event.answer)
+
+    @on(ParseTree.ChildrenWanted)
+    def _children_wanted(self, event: ParseTree.ChildrenWanted) -> None:
+        row, node, analysis = event.node, event.node.data, self.good
+        if analysis is None or analysis.remote is None:
+            return
+        self._ask_remote("children", partial(analysis.remote.children, node),
+                         lambda children: self.tree.children_arrived(row, node, children), exclusive=False)
 
     @on(WorkFailed)
     def _work_failed(self, event: WorkFailed) -> None:
@@ -464,11 +495,25 @@ class WorkbenchScreen(Screen):
         node = event.node.data
         if node is None or self.good is None or not self.good.usable:
             return
-        output, prompt = self.good.spans_of(node)
+        if self.good.remote is not None:  # a large trace: the analysis process has its spans
+            good = self.good
+            tree = self.tree
+
+            def then(spans: tuple) -> None:
+                if good is self.good and tree.cursor_node is not None and tree.cursor_node.data is node:
+                    self._show_node(good, node, spans)  # unless the cursor moved on, or another tree is shown
+
+            self._ask_remote("spans", partial(good.spans_of, node), then)
+            return
+        self._show_node(self.good, node, self.good.spans_of(node))
+
+    def _show_node(self, good: Analysis, node: Any, spans: tuple) -> None:
+        """Light what the tree's cursor node stands for, and its key in the editor."""
+        output, prompt = spans
         self.raw.select(output, scroll=True)
         if self.format.reads_prompt:
             self.prompt_editor.select_spans(prompt)
-        positions = self.good.positions
+        positions = good.positions
         if positions is not None and positions.text == self.editor.text:
             self.editor.mark_node(self._range_near(positions, node.path))
 
@@ -484,8 +529,13 @@ class WorkbenchScreen(Screen):
             return
         row, column = self.editor.cursor_location
         pointer = a.positions.pointer_at(a.positions.offset(row, column))
-        lit = a.lit_at(pointer)
-        if lit is None:
+        if a.remote is not None:  # a large trace: the analysis process answers
+            self._ask_remote("lit", partial(a.lit_at, pointer), lambda lit: self._show_lit(a, pointer, lit, say))
+            return
+        self._show_lit(a, pointer, a.lit_at(pointer), say)
+
+    def _show_lit(self, a: Analysis, pointer: str, lit: Lit | None, say: bool) -> None:
+        if lit is None or a is not self.analysis or a.schema_text != self.editor.text:
             return
         self.editor.mark_node(self._range_near(a.positions, lit.mark) if lit.mark is not None else None, scroll=False)
         self.raw.select(lit.output, scroll=bool(lit.output))

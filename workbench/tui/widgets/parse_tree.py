@@ -13,12 +13,14 @@ from __future__ import annotations
 from itertools import islice
 
 from rich.text import Text
+from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from ...engine import MISSING, TraceNode
 from ...engine.preview import preview
 from ...engine.template.outline import OutlineNode
+from ...formats.remote_tree import RemoteNode, child_count, children_of
 from ..plain import shown, visible
 
 Identity = tuple  # the keys from the root to a node: stable across reparses of the same schema
@@ -28,7 +30,8 @@ PAGE = 100  # children shown at once
 def label_for(node: TraceNode | OutlineNode) -> Text:
     """A tree line: keys, values and errors come from the files, so their control characters are
     shown as symbols (and a lone surrogate as its escape), one line."""
-    return shown(outline_label(node) if isinstance(node, OutlineNode) else schema_label(node), keep_newlines=False)
+    outlined = isinstance(node, OutlineNode) or (type(node) is RemoteNode and node.outline)
+    return shown(outline_label(node) if outlined else schema_label(node), keep_newlines=False)
 
 
 def schema_label(node: TraceNode) -> Text:
@@ -42,7 +45,7 @@ def schema_label(node: TraceNode) -> Text:
     elif node.via in ("const", "default"):
         label.append(f"  = {visible(preview(node.value))}", style="cyan")
         label.append(f"  ({node.via})", style="dim")
-    elif node.value is not MISSING and not node.children:
+    elif node.value is not MISSING and not child_count(node):
         label.append("  " + visible(preview(node.value)), style="green")
     found = len(node.found)  # not node.matches: that builds every match object
     if found and node.error is None:
@@ -57,7 +60,7 @@ def outline_label(node: OutlineNode) -> Text:
         label.append("  ✗ " + visible(node.error.splitlines()[0][:120]), style="bold red")
     if node.text:
         label.append("  " + visible(node.text), style="dim")
-    if node.value is not MISSING and (not node.children or node.key is None or node.key[0] in ("field", "region")):
+    if node.value is not MISSING and (not child_count(node) or node.key is None or node.key[0] in ("field", "region")):
         label.append("  " + visible(preview(node.value)), style="green")
     if node.note:
         label.append("  ⚠ " + visible(node.note), style="bold yellow")
@@ -65,7 +68,18 @@ def outline_label(node: OutlineNode) -> Text:
 
 
 class ParseTree(Tree[TraceNode]):
-    """Shows a trace's tree; keeps the user's expanded nodes and cursor across reparses."""
+    """Shows a trace's tree; keeps the user's expanded nodes and cursor across reparses.
+
+    A large trace's nodes are ``RemoteNode`` stubs whose children may still be in the analysis
+    process: opening one shows a "loading" row and posts ``ChildrenWanted``; the screen fetches
+    them and hands them to ``children_arrived``."""
+
+    class ChildrenWanted(Message):
+        """The children of ``node`` (a row whose data is a RemoteNode) are needed."""
+
+        def __init__(self, node: TreeNode) -> None:
+            super().__init__()
+            self.node = node
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("message", id=id)
@@ -92,8 +106,9 @@ class ParseTree(Tree[TraceNode]):
         self.trace = root
         # Small traces open fully; large ones (thousands of tool calls) open on demand. A template's
         # fields open to their regions, and a few regions to their delimiters and values.
-        nodes = sum(1 for _ in islice(root.walk(), 401))
-        if isinstance(root, OutlineNode):
+        # (A RemoteNode is the root of a trace too large to send whole.)
+        nodes = 401 if type(root) is RemoteNode else sum(1 for _ in islice(root.walk(), 401))
+        if isinstance(root, OutlineNode) or (type(root) is RemoteNode and root.outline):
             self._open_depth = 2 if nodes <= 60 else 1 if nodes <= 400 else 0
         else:
             self._open_depth = 6 if nodes <= 400 else 0
@@ -106,16 +121,36 @@ class ParseTree(Tree[TraceNode]):
         if target is not None:
             self.call_after_refresh(self.move_cursor, target)
 
+    def opened(self) -> list[Identity]:
+        """The key paths of the expanded nodes and of the cursor's parent: what a large trace
+        sends the children of with its first reply, so that they show again at once."""
+        opened = [identity for identity in self._expanded if identity]
+        if self.cursor_node is not None and self.cursor_node.parent is not None:
+            opened.append(self.identity(self.cursor_node.parent))
+        return opened
+
+    def children_arrived(self, row: TreeNode[TraceNode], node: RemoteNode, children: list[RemoteNode] | None) -> None:
+        """``node``'s children came from the analysis process (None: that trace is gone)."""
+        if row.data is not node or node.loaded is not None or children is None:
+            return  # redrawn meanwhile; a newer tree comes with its own
+        node.loaded = children
+        self._fill(row)
+
     def _fill(self, parent: TreeNode[TraceNode], upto: int = 0) -> None:
         """Show the next page of ``parent``'s children, and more if needed to show child ``upto``."""
-        children = parent.data.children
+        children = children_of(parent.data)
         rows = parent.children
+        if children is None:  # still in the analysis process: ask for them once
+            if not rows:
+                parent.add_leaf(Text("⋯ loading", style="dim italic"))
+                self.post_message(self.ChildrenWanted(parent))
+            return
         start = len(rows) - (1 if rows and rows[-1].data is None else 0)
         if start < len(rows):
             rows[-1].remove()  # the "more" row: it goes after the new page
         end = min(len(children), max(start + PAGE, upto + 1))
         for child in children[start:end]:
-            parent.add(label_for(child), data=child, allow_expand=bool(child.children))
+            parent.add(label_for(child), data=child, allow_expand=bool(child_count(child)))
         if end < len(children):
             left = len(children) - end
             parent.add_leaf(Text(f"⋯ {left} more (enter shows {min(PAGE, left)} more)", style="dim italic"))
@@ -124,21 +159,26 @@ class ParseTree(Tree[TraceNode]):
         """The row of ``node``'s child ``index``, showing pages up to it."""
         if index >= len(node.children) or node.children[index].data is None:
             self._fill(node, upto=index)
-        return node.children[index]
+        return node.children[index] if index < len(node.children) else None
 
     def _restore(self, node: TreeNode[TraceNode], identity: Identity, cursor: Identity):
         """Re-expand what was expanded (the root's children always); return the cursor's node."""
         found = node if identity == cursor else None
         if cursor[: len(identity)] == identity and len(cursor) > len(identity) and node.data is not None:
             key = cursor[len(identity)]  # the cursor's row may be past the pages shown
-            index = next((i for i, c in enumerate(node.data.children) if c.key == key), None)
+            index = next((i for i, c in enumerate(children_of(node.data) or ()) if c.key == key), None)
             if index is not None:
                 self._child_at(node, index)
         for child in node.children:
             if child.data is None:
                 continue
             child_identity = identity + (child.data.key,)
-            if child.allow_expand and (child_identity in self._expanded or len(child_identity) <= self._open_depth):
+            loaded = children_of(child.data) is not None
+            if child.allow_expand and not loaded and child_identity in self._expanded:
+                self._fill(child)  # opened after this tree was asked for: its children are fetched again
+                child.expand()
+                found = child if child_identity == cursor else found
+            elif child.allow_expand and loaded and (child_identity in self._expanded or len(child_identity) <= self._open_depth):
                 if not child.children:
                     self._fill(child)
                 child.expand()
@@ -151,9 +191,10 @@ class ParseTree(Tree[TraceNode]):
         """Move the cursor to the innermost node where the parse failed, expanding its ancestors."""
         node = self.root
         while True:
-            if node.data is not None and node.data.children and not node.children:
+            if node.data is not None and child_count(node.data) and not node.children:
                 self._fill(node)
-            index = next((i for i, c in enumerate(node.data.children) if _failed(c)), None) if node.data is not None else None
+            children = children_of(node.data) if node.data is not None else None
+            index = next((i for i, c in enumerate(children or ()) if _failed(c)), None)
             if index is None:
                 break
             failing = self._child_at(node, index)
@@ -181,12 +222,12 @@ class ParseTree(Tree[TraceNode]):
 
 def _same_shape(shown: TreeNode[TraceNode], node: TraceNode) -> bool:
     """Whether ``node`` has the children ``shown`` displays (compared where filled in)."""
-    if shown.data is None or bool(shown.data.children) != bool(node.children):
+    if shown.data is None or bool(child_count(shown.data)) != bool(child_count(node)):
         return False
     if not shown.children:
         return True
-    if len(shown.data.children) != len(node.children):
-        return False
+    if child_count(shown.data) != child_count(node) or children_of(node) is None or children_of(shown.data) is None:
+        return False  # (a large trace's rows shown whose children did not come this time: drawn afresh)
     return all(
         a.data.key == b.key and a.data.path == b.path and _same_shape(a, b)
         for a, b in zip(_rows(shown), node.children)
@@ -210,4 +251,6 @@ def _relabel(shown: TreeNode[TraceNode], node: TraceNode) -> None:
 
 def _failed(node: TraceNode) -> bool:
     """Whether the parse failed at this node or below it."""
+    if type(node) is RemoteNode:
+        return node.failed
     return node.error is not None or any(_failed(c) for c in node.children)

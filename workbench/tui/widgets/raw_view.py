@@ -43,14 +43,34 @@ def wrapped_rows(text: str, start: int, end: int, width: int) -> list[int]:
     line = text[start:end]
     if line.isascii():  # one cell per character (control characters are drawn as one cell too)
         return list(range(start, end, width))
-    rows, used = [start], 0
-    for i, ch in enumerate(line):
+    rows, used, plain = [start], 0, 0  # plain: where the stretch of ASCII characters (one cell each) begins
+    for m in _NOT_ASCII.finditer(line):
+        i = m.start()
+        used = _plain_stretch(rows, start, plain, i, used, width)
+        ch = line[i]
         cells = 1 if ord(ch) in _VISIBLE else get_character_cell_size(ch)
         if used + cells > width:
             rows.append(start + i)
             used = 0
         used += cells
+        plain = i + 1
+    _plain_stretch(rows, start, plain, len(line), used, width)
     return rows
+
+
+_NOT_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def _plain_stretch(rows: list[int], start: int, begin: int, end: int, used: int, width: int) -> int:
+    """wrapped_rows over line[begin:end], all one cell a character, the row so far holding
+    ``used`` cells: the row starts it adds, and the cells the last row then holds."""
+    if end <= begin:
+        return used
+    breaks = range(begin + max(0, width - used), end, width)
+    if not breaks:
+        return used + end - begin
+    rows.extend(start + b for b in breaks)
+    return end - breaks[-1]
 
 
 class RawView(ScrollView, can_focus=True):
@@ -164,7 +184,9 @@ class RawView(ScrollView, can_focus=True):
         width = self.size.width
         if row >= len(self._row_starts):
             return Strip.blank(width)
-        start, end = self._row_starts[row], self._row_ends[row]
+        start, row_end = self._row_starts[row], self._row_ends[row]
+        # A character is at least one cell: an unwrapped 2 MB line is cut to what can show.
+        end = min(row_end, start + scroll_x + width)
         segments = []
         position = start
         for run_start, run_end, field, kind in self._runs_between(start, end):
@@ -174,7 +196,7 @@ class RawView(ScrollView, can_focus=True):
             position = run_end
         if position < end:
             segments.append(Segment(self.text[position:end].translate(_VISIBLE), _PLAIN))
-        last_row_of_line = row + 1 >= len(self._row_starts) or self._row_starts[row + 1] > end
+        last_row_of_line = end == row_end and (row + 1 >= len(self._row_starts) or self._row_starts[row + 1] > end)
         if end in self._line_end_marks and last_row_of_line:
             segments.append(Segment("▏", MARK))
         elif last_row_of_line and end < len(self.text):
