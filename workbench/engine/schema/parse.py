@@ -414,7 +414,7 @@ def _path(parent: str, prefix: str, key: Any) -> str:
         return path
 
 
-_RAW, _JSON, _DERIVED, _STRUCTURED = tr.RAW, tr.JSON, tr.DERIVED, tr.STRUCTURED
+_RAW, _JSON, _DERIVED, _STRUCTURED, _NONE = tr.RAW, tr.JSON, tr.DERIVED, tr.STRUCTURED, tr.NONE
 _TraceNode = tr.TraceNode
 
 
@@ -651,19 +651,58 @@ class _Run:
         if isinstance(content, str):
             if "properties" not in schema:
                 raise _object_string_error(content)
-            for key, child in schema["properties"].items():
-                value = self.child(content, child, "/properties/", key, loc, tn, None, near)
-                if value is not None:
-                    out[key] = value
+            properties = schema["properties"]
+            if self.cache is not None:
+                for key, child in properties.items():
+                    value = self.child(content, child, "/properties/", key, loc, tn, None, near)
+                    if value is not None:
+                        out[key] = value
+            elif properties:
+                # child(), inline (one call frame less per node of the trace), and for a const
+                # child _node's first step too: such a node records nothing but its value.
+                parent_path = tn.path
+                if not tn.children:
+                    tn.children = []
+                children = tn.children
+                run = self._node
+                for key, child in properties.items():
+                    ctn = _TraceNode(_path(parent_path, "/properties/", key), child, key, None, _NONE, None, near)
+                    children.append(ctn)
+                    try:
+                        value = child["const"] if "const" in child else run(content, child, loc, ctn)
+                    except RecursionError:
+                        raise
+                    except Exception as exc:
+                        raise _failed(exc, "/properties/", key, ctn) from None
+                    ctn.value = value
+                    if value is not None:
+                        out[key] = value
         elif isinstance(content, dict):
             locs, via = self._member_locs(content, loc), _via(tn)
             properties = schema.get("properties", {})
+            cached = self.cache is not None
             for key, child in properties.items():
                 if "const" in child:
                     out[key] = child["const"]
                     self._fixed(tn, child, key, "const", out[key])
                 elif key in content:
-                    out[key] = self.child(content[key], child, "/properties/", key, _member(locs, key), tn, via, near)
+                    if cached:
+                        out[key] = self.child(content[key], child, "/properties/", key, _member(locs, key), tn, via, near)
+                        continue
+                    # child(), inline, as above
+                    member_loc = _member(locs, key)
+                    ctn = _TraceNode(_path(tn.path, "/properties/", key), child, key, via, _NONE, None, near)
+                    if tn.children:
+                        tn.children.append(ctn)
+                    else:
+                        tn.children = [ctn]
+                    try:
+                        value = self._node(content[key], child, member_loc, ctn)
+                    except RecursionError:
+                        raise
+                    except Exception as exc:
+                        raise _failed(exc, "/properties/", key, ctn) from None
+                    ctn.value = out[key] = value
                 elif "default" in child:
                     out[key] = child["default"]
                     self._fixed(tn, child, key, "default", out[key])
@@ -673,7 +712,7 @@ class _Run:
                 known = schema.get("properties", {})
                 if not additional and type(locs) is _JsonPath:
                     self._json_members(content, known, additional, locs, tn, via, near, out)
-                elif self.cache is None:
+                elif not cached:
                     self._extras(content, known, additional, locs, tn, via, near, out)
                 else:
                     for key, value in content.items():
