@@ -241,11 +241,18 @@ def _parser(schema: dict, content: Any, loc: Any, text: str | None) -> tuple[Any
                 else:
                     loc = None
     if transform is not None:
-        transformed = jmespath.search(transform, parsed)
+        transformed = _jmespath(transform).search(parsed) if type(transform) is str else jmespath.search(transform, parsed)
         if transformed is not parsed:  # a guard such as `name && @ || {}` hands back the very object: its spans still hold
             loc = None
         parsed = transformed
     return parsed, loc
+
+
+@lru_cache(maxsize=256)
+def _jmespath(transform: str):
+    """A transform, compiled once: jmespath.search builds a Parser and looks the expression up
+    in its cache on every call. The same parse, so a bad expression raises the same error."""
+    return jmespath.compile(transform)
 
 
 _json_loads = json.loads
@@ -582,10 +589,17 @@ class _Run:
                 return None
             value = _reader(regex_pattern)(m)
             base = loc if isinstance(loc, int) else None
-            _note(tn, ("x-regex", 0, m, base, None))
+            if tn.found:  # _note and _group_loc, inline: this runs for most nodes with a regex
+                tn.found.append(("x-regex", 0, m, base, None))
+            else:
+                tn.found = [("x-regex", 0, m, base, None)]
             if base is not None:
-                near = (base + m.start(), base + m.end())
-            loc = _group_loc(m, base, value)
+                s, e = m.span()
+                near = (base + s, base + e)
+                # a str comes from the pattern's one unnamed group
+                loc = base + m.start(1) if type(value) is str else _group_loc(m, base, value)
+            else:
+                loc = None
             content = value
 
         if iterator_pattern is not None:
@@ -636,16 +650,6 @@ class _Run:
             return content
         return _scalar(node_type, content)
 
-    @staticmethod
-    def _member_locs(content: Any, loc: Any) -> Any:
-        """The loc of each member of a dict or list content, or None."""
-        if isinstance(loc, _JsonAt):
-            return _JsonPath(loc.start, loc.end, ())
-        if type(loc) is tuple:  # a container that is itself a JSON member
-            container, key = loc
-            return _JsonPath(container.start, container.end, container.keys + (key,))
-        return loc if isinstance(loc, (dict, list)) else None
-
     def _object(self, schema: dict, content: Any, loc: Any, tn, near) -> dict:
         out: dict = {}
         if isinstance(content, str):
@@ -678,7 +682,7 @@ class _Run:
                     if value is not None:
                         out[key] = value
         elif isinstance(content, dict):
-            locs, via = self._member_locs(content, loc), _via(tn)
+            locs, via = _member_locs(content, loc), _via(tn)
             properties = schema.get("properties", {})
             cached = self.cache is not None
             for key, child in properties.items():
@@ -773,7 +777,7 @@ class _Run:
             if not isinstance(content, list):
                 raise _items_type_error(content)
             item_schema = schema["items"]
-            locs = self._member_locs(content, loc)
+            locs = _member_locs(content, loc)
             via = _via(tn)
             items = []
             if self.cache is not None:
@@ -800,7 +804,7 @@ class _Run:
         if "prefixItems" in schema:
             prefix = schema["prefixItems"]
             content, loc = _prefix_items(prefix, content, loc)
-            locs = self._member_locs(content, loc)
+            locs = _member_locs(content, loc)
             return [
                 self.child(item, item_schema, "/prefixItems/", i, _member(locs, i), tn, _via(tn), near)
                 for i, (item, item_schema) in enumerate(zip(content, prefix))
@@ -856,6 +860,16 @@ def _wants_raw(schema: Any) -> bool:
     return isinstance(schema, dict) and (
         "x-regex" in schema or "x-regex-iterator" in schema or "x-regex-key-value" in schema or "x-regex-substitutions" in schema
     )
+
+
+def _member_locs(content: Any, loc: Any) -> Any:
+    """The loc of each member of a dict or list content, or None."""
+    if isinstance(loc, _JsonAt):
+        return _JsonPath(loc.start, loc.end, ())
+    if type(loc) is tuple:  # a container that is itself a JSON member
+        container, key = loc
+        return _JsonPath(container.start, container.end, container.keys + (key,))
+    return loc if isinstance(loc, (dict, list)) else None
 
 
 def _member(locs: Any, key: Any) -> Any:

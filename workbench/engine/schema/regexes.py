@@ -97,7 +97,7 @@ def sub_matches(pattern: object, repl: object, text: str) -> tuple[str, list]:
     compiled = compile_re(check_pattern(pattern))
     if not isinstance(repl, str):
         raise _not_a_template(repl)
-    _check_template(compiled, repl)
+    _check_template(pattern, repl)
     found: list = []
 
     def replace(m) -> str:
@@ -108,9 +108,11 @@ def sub_matches(pattern: object, repl: object, text: str) -> tuple[str, list]:
 
 
 @lru_cache(maxsize=2048)
-def _check_template(compiled: re.Pattern, repl: str) -> None:
+def _check_template(pattern: str, repl: str) -> None:
+    # Keyed by the pattern's text, not the compiled pattern: hashing a re.Pattern hashes its
+    # whole compiled code, on every call.
     try:
-        compiled.sub(repl, "", count=1)
+        compile_re(pattern).sub(repl, "", count=1)
     except re.error as exc:
         raise _bad_template(repl, exc) from None
 
