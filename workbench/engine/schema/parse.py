@@ -439,18 +439,6 @@ class _Run:
         # entry so that reusing it keeps them too (see SubtreeCache.take).
         self.below: list | None = None
 
-    def node(self, content: Any, schema: Any, prefix: str, key: Any, loc: Any, tn: tr.TraceNode) -> Any:
-        """One schema node, reached from its parent through ``prefix`` + ``key`` (its pointer
-        segment, built only if it fails, to keep the hot path lean)."""
-        try:
-            value = self._node(content, schema, loc, tn)
-        except RecursionError:
-            raise
-        except Exception as exc:
-            raise _failed(exc, prefix, key, tn) from None
-        tn.value = value
-        return value
-
     def child(self, content, schema, prefix, key, loc, parent, via, near):
         """A child node: its TraceNode is added to ``parent`` first, then it runs."""
         if self.cache is not None:
@@ -942,7 +930,12 @@ def trace(
     token = arm(time_limit)
     try:
         if cache is None:
-            value = run.node(text, schema, "", None, loc, root)
+            try:  # node(), inline
+                value = root.value = run._node(text, schema, loc, root)
+            except RecursionError:
+                raise
+            except Exception as exc:
+                raise _failed(exc, "", None, root) from None
         else:
             value = run.cached(text, schema, "", None, None, loc, holder, None, None)
     except ParseFailure as exc:  # a timeout may also strike between the nodes
