@@ -428,6 +428,8 @@ _TraceNode = tr.TraceNode
 class _Run:
     """One traced parse: the raw text and what the trace keeps while it grows."""
 
+    __slots__ = ("text", "members", "cache", "schema_texts", "below")
+
     def __init__(self, text: str | None, members: dict, cache: SubtreeCache | None = None) -> None:
         self.text = text  # None when the input is not a string
         self.members = members  # the trace's cache of JSON member spans
@@ -545,9 +547,16 @@ class _Run:
             return None
         get = schema.get
         node_type = get("type")
-        if type(loc) is int and isinstance(content, str):
+        kind = type(loc)
+        if kind is int and isinstance(content, str):
             tn.input_kind = _RAW
             tn.span = tn.source_span = near = (loc, loc + len(content))
+        elif kind is tuple and not (isinstance(content, str) and _wants_raw(schema)):
+            # a JSON member that need not be located now (the usual case): _describe, inline
+            container = loc[0]
+            tn.input_kind = _JSON
+            tn.json_origin = (container.start, container.end, container.keys, loc[1])
+            near = tn.source_span
         else:
             loc = self._describe(tn, content, loc, schema)
             near = tn.source_span
