@@ -22,6 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 import jmespath
+from jmespath.visitor import TreeInterpreter
 
 from . import trace_tree as tr
 from ..depth import RUNTIME_JSON_DEPTH, enter as _deep_enter, leave as _deep_leave, runtime_json_overflow
@@ -241,7 +242,10 @@ def _parser(schema: dict, content: Any, loc: Any, text: str | None) -> tuple[Any
                 else:
                     loc = None
     if transform is not None:
-        transformed = _jmespath(transform).search(parsed) if type(transform) is str else jmespath.search(transform, parsed)
+        if type(transform) is str:
+            transformed = _TRANSFORMS.visit(_jmespath(transform), parsed)
+        else:
+            transformed = jmespath.search(transform, parsed)
         if transformed is not parsed:  # a guard such as `name && @ || {}` hands back the very object: its spans still hold
             loc = None
         parsed = transformed
@@ -250,9 +254,15 @@ def _parser(schema: dict, content: Any, loc: Any, text: str | None) -> tuple[Any
 
 @lru_cache(maxsize=256)
 def _jmespath(transform: str):
-    """A transform, compiled once: jmespath.search builds a Parser and looks the expression up
-    in its cache on every call. The same parse, so a bad expression raises the same error."""
-    return jmespath.compile(transform)
+    """A transform's syntax tree, parsed once. jmespath.search parses (through a Parser and its
+    cache) and builds a new interpreter on every call, most of a small parse's transform; the
+    same parse, so a bad expression raises the same error."""
+    return jmespath.compile(transform).parsed
+
+
+# The interpreter jmespath.search would build (default options), kept: it holds no state between
+# searches but its cache of visit methods.
+_TRANSFORMS = TreeInterpreter()
 
 
 _json_loads = json.loads
@@ -547,11 +557,13 @@ class _Run:
             return None
         get = schema.get
         node_type = get("type")
+        # {"type": ...} alone, the usual leaf: no regex, substitution or parser to look for
+        plain = node_type is not None and len(schema) == 1
         kind = type(loc)
         if kind is int and isinstance(content, str):
             tn.input_kind = _RAW
             tn.span = tn.source_span = near = (loc, loc + len(content))
-        elif kind is tuple and not (isinstance(content, str) and _wants_raw(schema)):
+        elif kind is tuple and (plain or not (isinstance(content, str) and _wants_raw(schema))):
             # a JSON member that need not be located now (the usual case): _describe, inline
             container = loc[0]
             tn.input_kind = _JSON
@@ -560,6 +572,8 @@ class _Run:
         else:
             loc = self._describe(tn, content, loc, schema)
             near = tn.source_span
+        if plain and node_type == "string" and type(content) is str:
+            return content  # what the steps below come to for it
         if not isinstance(content, str) and (
             "x-regex-substitutions" in schema or "x-regex" in schema or "x-regex-iterator" in schema or "x-regex-key-value" in schema
         ):
@@ -667,7 +681,8 @@ class _Run:
                 children = tn.children
                 run = self._node
                 for key, child in properties.items():
-                    ctn = _TraceNode(_path(parent_path, "/properties/", key), child, key, None, _NONE, None, near)
+                    path = _PATHS.get((parent_path, "/properties/", key)) or _path(parent_path, "/properties/", key)
+                    ctn = _TraceNode(path, child, key, None, _NONE, None, near)
                     children.append(ctn)
                     try:
                         value = child["const"] if "const" in child else run(content, child, loc, ctn)
@@ -692,7 +707,8 @@ class _Run:
                         continue
                     # child(), inline, as above
                     member_loc = _member(locs, key)
-                    ctn = _TraceNode(_path(tn.path, "/properties/", key), child, key, via, _NONE, None, near)
+                    path = _PATHS.get((tn.path, "/properties/", key)) or _path(tn.path, "/properties/", key)  # (_path's hit, inline)
+                    ctn = _TraceNode(path, child, key, via, _NONE, None, near)
                     if tn.children:
                         tn.children.append(ctn)
                     else:
