@@ -747,7 +747,7 @@ class _Run:
         handed on untouched, so the walk is skipped (and the cache: looking a node up would cost
         as much as building it); each value still gets its node, located when asked."""
         path = _path(tn.path, "/additionalProperties", None)
-        start, end, keys = locs.start, locs.end, locs.keys
+        origin = (locs.start, locs.end, locs.keys)  # each member's key is its node's
         if not tn.children:
             tn.children = []
         children = tn.children
@@ -755,7 +755,7 @@ class _Run:
             if key not in known:
                 child = _TraceNode(path, schema, key, via, _JSON, None, near)
                 child.value = value
-                child.json_origin = (start, end, keys, key)
+                child.json_origin = origin
                 children.append(child)
                 out[key] = value
 
