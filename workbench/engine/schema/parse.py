@@ -626,7 +626,8 @@ class _Run:
                 value = read(m)
                 found.append(("x-regex-iterator", i, m, base, None))
                 items.append(value)
-                locs.append(_group_loc(m, base, value))
+                # _group_loc, inline for the usual str of one unnamed group
+                locs.append(base + m.start(1) if base is not None and type(value) is str else _group_loc(m, base, value))
             if not found:
                 tn.found = ()
             content, loc = items, locs
@@ -705,8 +706,14 @@ class _Run:
                     if cached:
                         out[key] = self.child(content[key], child, "/properties/", key, _member(locs, key), tn, via, near)
                         continue
-                    # child(), inline, as above
-                    member_loc = _member(locs, key)
+                    # child(), inline, as above (and _member for the usual containers)
+                    locs_kind = type(locs)
+                    if locs_kind is dict:
+                        member_loc = locs.get(key)
+                    elif locs_kind is _JsonPath:
+                        member_loc = (locs, key)
+                    else:
+                        member_loc = _member(locs, key)
                     path = _PATHS.get((tn.path, "/properties/", key)) or _path(tn.path, "/properties/", key)  # (_path's hit, inline)
                     ctn = _TraceNode(path, child, key, via, _NONE, None, near)
                     if tn.children:
