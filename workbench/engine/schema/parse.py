@@ -22,6 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 import jmespath
+from jmespath.visitor import TreeInterpreter
 
 from . import trace_tree as tr
 from ..depth import RUNTIME_JSON_DEPTH, enter as _deep_enter, leave as _deep_leave, runtime_json_overflow
@@ -241,11 +242,27 @@ def _parser(schema: dict, content: Any, loc: Any, text: str | None) -> tuple[Any
                 else:
                     loc = None
     if transform is not None:
-        transformed = jmespath.search(transform, parsed)
+        if type(transform) is str:
+            transformed = _TRANSFORMS.visit(_jmespath(transform), parsed)
+        else:
+            transformed = jmespath.search(transform, parsed)
         if transformed is not parsed:  # a guard such as `name && @ || {}` hands back the very object: its spans still hold
             loc = None
         parsed = transformed
     return parsed, loc
+
+
+@lru_cache(maxsize=256)
+def _jmespath(transform: str):
+    """A transform's syntax tree, parsed once. jmespath.search parses (through a Parser and its
+    cache) and builds a new interpreter on every call, most of a small parse's transform; the
+    same parse, so a bad expression raises the same error."""
+    return jmespath.compile(transform).parsed
+
+
+# The interpreter jmespath.search would build (default options), kept: it holds no state between
+# searches but its cache of visit methods.
+_TRANSFORMS = TreeInterpreter()
 
 
 _json_loads = json.loads
@@ -414,12 +431,14 @@ def _path(parent: str, prefix: str, key: Any) -> str:
         return path
 
 
-_RAW, _JSON, _DERIVED, _STRUCTURED = tr.RAW, tr.JSON, tr.DERIVED, tr.STRUCTURED
+_RAW, _JSON, _DERIVED, _STRUCTURED, _NONE = tr.RAW, tr.JSON, tr.DERIVED, tr.STRUCTURED, tr.NONE
 _TraceNode = tr.TraceNode
 
 
 class _Run:
     """One traced parse: the raw text and what the trace keeps while it grows."""
+
+    __slots__ = ("text", "members", "cache", "schema_texts", "below")
 
     def __init__(self, text: str | None, members: dict, cache: SubtreeCache | None = None) -> None:
         self.text = text  # None when the input is not a string
@@ -431,18 +450,6 @@ class _Run:
         # While a cached node runs: (key, entry) of the cached nodes below it, stored with its
         # entry so that reusing it keeps them too (see SubtreeCache.take).
         self.below: list | None = None
-
-    def node(self, content: Any, schema: Any, prefix: str, key: Any, loc: Any, tn: tr.TraceNode) -> Any:
-        """One schema node, reached from its parent through ``prefix`` + ``key`` (its pointer
-        segment, built only if it fails, to keep the hot path lean)."""
-        try:
-            value = self._node(content, schema, loc, tn)
-        except RecursionError:
-            raise
-        except Exception as exc:
-            raise _failed(exc, prefix, key, tn) from None
-        tn.value = value
-        return value
 
     def child(self, content, schema, prefix, key, loc, parent, via, near):
         """A child node: its TraceNode is added to ``parent`` first, then it runs."""
@@ -550,12 +557,23 @@ class _Run:
             return None
         get = schema.get
         node_type = get("type")
-        if type(loc) is int and isinstance(content, str):
+        # {"type": ...} alone, the usual leaf: no regex, substitution or parser to look for
+        plain = node_type is not None and len(schema) == 1
+        kind = type(loc)
+        if kind is int and isinstance(content, str):
             tn.input_kind = _RAW
             tn.span = tn.source_span = near = (loc, loc + len(content))
+        elif kind is tuple and (plain or not (isinstance(content, str) and _wants_raw(schema))):
+            # a JSON member that need not be located now (the usual case): _describe, inline
+            container = loc[0]
+            tn.input_kind = _JSON
+            tn.json_origin = (container.start, container.end, container.keys, loc[1])
+            near = tn.source_span
         else:
             loc = self._describe(tn, content, loc, schema)
             near = tn.source_span
+        if plain and node_type == "string" and type(content) is str:
+            return content  # what the steps below come to for it
         if not isinstance(content, str) and (
             "x-regex-substitutions" in schema or "x-regex" in schema or "x-regex-iterator" in schema or "x-regex-key-value" in schema
         ):
@@ -582,10 +600,17 @@ class _Run:
                 return None
             value = _reader(regex_pattern)(m)
             base = loc if isinstance(loc, int) else None
-            _note(tn, ("x-regex", 0, m, base, None))
+            if tn.found:  # _note and _group_loc, inline: this runs for most nodes with a regex
+                tn.found.append(("x-regex", 0, m, base, None))
+            else:
+                tn.found = [("x-regex", 0, m, base, None)]
             if base is not None:
-                near = (base + m.start(), base + m.end())
-            loc = _group_loc(m, base, value)
+                s, e = m.span()
+                near = (base + s, base + e)
+                # a str comes from the pattern's one unnamed group
+                loc = base + m.start(1) if type(value) is str else _group_loc(m, base, value)
+            else:
+                loc = None
             content = value
 
         if iterator_pattern is not None:
@@ -601,7 +626,8 @@ class _Run:
                 value = read(m)
                 found.append(("x-regex-iterator", i, m, base, None))
                 items.append(value)
-                locs.append(_group_loc(m, base, value))
+                # _group_loc, inline for the usual str of one unnamed group
+                locs.append(base + m.start(1) if base is not None and type(value) is str else _group_loc(m, base, value))
             if not found:
                 tn.found = ()
             content, loc = items, locs
@@ -636,34 +662,71 @@ class _Run:
             return content
         return _scalar(node_type, content)
 
-    @staticmethod
-    def _member_locs(content: Any, loc: Any) -> Any:
-        """The loc of each member of a dict or list content, or None."""
-        if isinstance(loc, _JsonAt):
-            return _JsonPath(loc.start, loc.end, ())
-        if type(loc) is tuple:  # a container that is itself a JSON member
-            container, key = loc
-            return _JsonPath(container.start, container.end, container.keys + (key,))
-        return loc if isinstance(loc, (dict, list)) else None
-
     def _object(self, schema: dict, content: Any, loc: Any, tn, near) -> dict:
         out: dict = {}
         if isinstance(content, str):
             if "properties" not in schema:
                 raise _object_string_error(content)
-            for key, child in schema["properties"].items():
-                value = self.child(content, child, "/properties/", key, loc, tn, None, near)
-                if value is not None:
-                    out[key] = value
+            properties = schema["properties"]
+            if self.cache is not None:
+                for key, child in properties.items():
+                    value = self.child(content, child, "/properties/", key, loc, tn, None, near)
+                    if value is not None:
+                        out[key] = value
+            elif properties:
+                # child(), inline (one call frame less per node of the trace), and for a const
+                # child _node's first step too: such a node records nothing but its value.
+                parent_path = tn.path
+                if not tn.children:
+                    tn.children = []
+                children = tn.children
+                run = self._node
+                for key, child in properties.items():
+                    path = _PATHS.get((parent_path, "/properties/", key)) or _path(parent_path, "/properties/", key)
+                    ctn = _TraceNode(path, child, key, None, _NONE, None, near)
+                    children.append(ctn)
+                    try:
+                        value = child["const"] if "const" in child else run(content, child, loc, ctn)
+                    except RecursionError:
+                        raise
+                    except Exception as exc:
+                        raise _failed(exc, "/properties/", key, ctn) from None
+                    ctn.value = value
+                    if value is not None:
+                        out[key] = value
         elif isinstance(content, dict):
-            locs, via = self._member_locs(content, loc), _via(tn)
+            locs, via = _member_locs(content, loc), _via(tn)
             properties = schema.get("properties", {})
+            cached = self.cache is not None
             for key, child in properties.items():
                 if "const" in child:
                     out[key] = child["const"]
                     self._fixed(tn, child, key, "const", out[key])
                 elif key in content:
-                    out[key] = self.child(content[key], child, "/properties/", key, _member(locs, key), tn, via, near)
+                    if cached:
+                        out[key] = self.child(content[key], child, "/properties/", key, _member(locs, key), tn, via, near)
+                        continue
+                    # child(), inline, as above (and _member for the usual containers)
+                    locs_kind = type(locs)
+                    if locs_kind is dict:
+                        member_loc = locs.get(key)
+                    elif locs_kind is _JsonPath:
+                        member_loc = (locs, key)
+                    else:
+                        member_loc = _member(locs, key)
+                    path = _PATHS.get((tn.path, "/properties/", key)) or _path(tn.path, "/properties/", key)  # (_path's hit, inline)
+                    ctn = _TraceNode(path, child, key, via, _NONE, None, near)
+                    if tn.children:
+                        tn.children.append(ctn)
+                    else:
+                        tn.children = [ctn]
+                    try:
+                        value = self._node(content[key], child, member_loc, ctn)
+                    except RecursionError:
+                        raise
+                    except Exception as exc:
+                        raise _failed(exc, "/properties/", key, ctn) from None
+                    ctn.value = out[key] = value
                 elif "default" in child:
                     out[key] = child["default"]
                     self._fixed(tn, child, key, "default", out[key])
@@ -673,7 +736,7 @@ class _Run:
                 known = schema.get("properties", {})
                 if not additional and type(locs) is _JsonPath:
                     self._json_members(content, known, additional, locs, tn, via, near, out)
-                elif self.cache is None:
+                elif not cached:
                     self._extras(content, known, additional, locs, tn, via, near, out)
                 else:
                     for key, value in content.items():
@@ -691,7 +754,7 @@ class _Run:
         handed on untouched, so the walk is skipped (and the cache: looking a node up would cost
         as much as building it); each value still gets its node, located when asked."""
         path = _path(tn.path, "/additionalProperties", None)
-        start, end, keys = locs.start, locs.end, locs.keys
+        origin = (locs.start, locs.end, locs.keys)  # each member's key is its node's
         if not tn.children:
             tn.children = []
         children = tn.children
@@ -699,7 +762,7 @@ class _Run:
             if key not in known:
                 child = _TraceNode(path, schema, key, via, _JSON, None, near)
                 child.value = value
-                child.json_origin = (start, end, keys, key)
+                child.json_origin = origin
                 children.append(child)
                 out[key] = value
 
@@ -734,7 +797,7 @@ class _Run:
             if not isinstance(content, list):
                 raise _items_type_error(content)
             item_schema = schema["items"]
-            locs = self._member_locs(content, loc)
+            locs = _member_locs(content, loc)
             via = _via(tn)
             items = []
             if self.cache is not None:
@@ -761,7 +824,7 @@ class _Run:
         if "prefixItems" in schema:
             prefix = schema["prefixItems"]
             content, loc = _prefix_items(prefix, content, loc)
-            locs = self._member_locs(content, loc)
+            locs = _member_locs(content, loc)
             return [
                 self.child(item, item_schema, "/prefixItems/", i, _member(locs, i), tn, _via(tn), near)
                 for i, (item, item_schema) in enumerate(zip(content, prefix))
@@ -817,6 +880,16 @@ def _wants_raw(schema: Any) -> bool:
     return isinstance(schema, dict) and (
         "x-regex" in schema or "x-regex-iterator" in schema or "x-regex-key-value" in schema or "x-regex-substitutions" in schema
     )
+
+
+def _member_locs(content: Any, loc: Any) -> Any:
+    """The loc of each member of a dict or list content, or None."""
+    if isinstance(loc, _JsonAt):
+        return _JsonPath(loc.start, loc.end, ())
+    if type(loc) is tuple:  # a container that is itself a JSON member
+        container, key = loc
+        return _JsonPath(container.start, container.end, container.keys + (key,))
+    return loc if isinstance(loc, (dict, list)) else None
 
 
 def _member(locs: Any, key: Any) -> Any:
@@ -889,7 +962,12 @@ def trace(
     token = arm(time_limit)
     try:
         if cache is None:
-            value = run.node(text, schema, "", None, loc, root)
+            try:  # node(), inline
+                value = root.value = run._node(text, schema, loc, root)
+            except RecursionError:
+                raise
+            except Exception as exc:
+                raise _failed(exc, "", None, root) from None
         else:
             value = run.cached(text, schema, "", None, None, loc, holder, None, None)
     except ParseFailure as exc:  # a timeout may also strike between the nodes

@@ -79,10 +79,21 @@ def finditer(pattern: object, text: str) -> Iterator:
     return compile_re(pattern).finditer(text)
 
 
+_LOOK_FIRST = 2000  # characters
+
+
 def subn(pattern: object, repl: object, text: str) -> tuple[str, int]:
     compiled = compile_re(check_pattern(pattern))
     if not isinstance(repl, str):
         raise _not_a_template(repl)
+    # Substitutions usually find nothing. re's subn then still parses a template with
+    # backslashes (through a cache keyed by the compiled pattern, whose hash covers its code)
+    # before it looks: on a short text, where that is much of the cost, check the template once,
+    # by its text, and look first. (Not on a long one: a match would be searched for twice.)
+    if len(text) <= _LOOK_FIRST and type(text) is str:  # (re hands a str subclass back as str)
+        _check_template(pattern, repl)
+        if compiled.search(text) is None:
+            return text, 0
     try:
         # ``re`` reads the whole template before it looks for a match, so a bad one fails here
         # even when nothing matches, as in the runtime.
@@ -97,7 +108,9 @@ def sub_matches(pattern: object, repl: object, text: str) -> tuple[str, list]:
     compiled = compile_re(check_pattern(pattern))
     if not isinstance(repl, str):
         raise _not_a_template(repl)
-    _check_template(compiled, repl)
+    _check_template(pattern, repl)
+    if len(text) <= _LOOK_FIRST and type(text) is str and compiled.search(text) is None:
+        return text, []  # as in subn: the usual case, without the closure and sub
     found: list = []
 
     def replace(m) -> str:
@@ -108,9 +121,11 @@ def sub_matches(pattern: object, repl: object, text: str) -> tuple[str, list]:
 
 
 @lru_cache(maxsize=2048)
-def _check_template(compiled: re.Pattern, repl: str) -> None:
+def _check_template(pattern: str, repl: str) -> None:
+    # Keyed by the pattern's text, not the compiled pattern: hashing a re.Pattern hashes its
+    # whole compiled code, on every call.
     try:
-        compiled.sub(repl, "", count=1)
+        compile_re(pattern).sub(repl, "", count=1)
     except re.error as exc:
         raise _bad_template(repl, exc) from None
 

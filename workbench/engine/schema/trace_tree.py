@@ -41,7 +41,8 @@ class TraceNode:
     error: str | None = None
     no_match: str | None = None  # the x- key that found nothing, when that ended the node
     # For a JSON member not located yet: (start, end, keys, key), the JSON text holding it and
-    # the keys leading to it. No links between nodes but parent -> child, so a dropped tree is freed
+    # the keys leading to it; or (start, end, keys) when the last key is the node's own ``key``
+    # (the members of one object share that tuple: one object less per member). No links between nodes but parent -> child, so a dropped tree is freed
     # at once by reference counting rather than left for the cycle collector.
     json_origin: Optional[tuple] = None
     _matches: Optional[list[RegexMatch]] = field(default=None, repr=False)
@@ -152,8 +153,12 @@ def locate(text: str, node: TraceNode, cache: dict) -> None:
     """Find where a JSON member node's value stands in the raw text."""
     if node.json_origin is None:
         return
-    start, end, keys, last = node.json_origin
+    origin = node.json_origin
     node.json_origin = None
+    if len(origin) == 4:
+        start, end, keys, last = origin
+    else:
+        (start, end, keys), last = origin, node.key
     for key in keys + (last,):
         spans = cache.get((start, end))
         if spans is None:
