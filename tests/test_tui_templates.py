@@ -466,7 +466,7 @@ async def test_a_field_with_hundreds_of_regions_shows_them_a_page_at_a_time(tdir
         assert tree.cursor_node is rows[100]  # the cursor stays where the "more" row was
         tree.move_cursor(rows[150])
         await pilot.pause()
-        tree.trace = None  # the next tree is drawn afresh, as after an edit that changed its shape
+        tree.shown_root = None  # the next tree is drawn afresh, as after an edit that changed its shape
         tree.show(app.main.analysis.root)
         await pilot.pause()
         assert tree.cursor_node.data.key == regions[150].key  # its page is shown again for the cursor

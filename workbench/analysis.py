@@ -30,6 +30,7 @@ def analyze(
     template_work: Callable[[], ContextManager] = contextlib.nullcontext,
     with_outline: bool = True,
     runtime: str | None = None,
+    kept: dict | None = None,
 ) -> Analysis:
     """``cache`` and ``memo``: what earlier runs on this sample left, so that an edit re-runs
     only the schema nodes it touches and recolours only the fields they belong to (the TUI's
@@ -38,7 +39,9 @@ def analyze(
     go to a format that reads them; its parse runs inside ``template_work()`` (the analysis process
     lets a newer edit interrupt it there). ``with_outline=False`` leaves the tree to be built where it
     is shown (``Analysis.root``): the analysis process sends the trace alone, which is several times
-    smaller. ``runtime``: the transformers release to run as (a name; None: the format's default)."""
+    smaller. ``runtime``: the transformers release to run as (a name; None: the format's default).
+    ``kept``: one dict per sample that the format keeps what it reuses in (instead of ``cache`` and
+    ``memo``: the analysis process does not know what a format keeps)."""
     started = time.perf_counter()
     result = Analysis(schema_text, runtime=runtime)
     try:
@@ -52,6 +55,6 @@ def analyze(
     result.positions = SchemaPositions.of(schema_text)
     result.format = format_of(result.schema)
     result.format.analyze(result, sample_text, prompt=prefix, tools=tools, time_limit=time_limit, cache=cache, memo=memo,
-                          traced=traced, work=template_work, with_tree=with_outline)
+                          traced=traced, work=template_work, with_tree=with_outline, kept=kept)
     result.seconds = time.perf_counter() - started
     return result

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Callable
 
 from .engine.visible import visible
+from .formats import FORMATS
 
 SCHEMA_RUNTIME, TEMPLATE_RUNTIMES = "5.14.1", ("5.23.0", "5.24.0")
 STAMP = "workbench-runtime.json"
@@ -224,7 +225,7 @@ def _shape_problem(answers, jobs: list[tuple[Path, list[dict]]], release: str) -
             if not isinstance(answer["load_error"], str):
                 return "load_error is not a string"
             continue
-        if not isinstance(answer["loaded"], dict) or any(k not in answer["loaded"] for k in ("response_schema", "response_template")):
+        if not isinstance(answer["loaded"], dict) or any(fmt.name not in answer["loaded"] for fmt in FORMATS):
             return "loaded does not name both keys"
         for key in ("default", "legacy"):
             outcomes = answer[key]

@@ -24,14 +24,10 @@ UI-free: the TUI calls ``AnalysisClient`` from its thread workers; nothing here 
 
 from __future__ import annotations
 
-import dataclasses
 import gc
-import io
 import json
 import itertools
-import operator
 import os
-import pickle
 import signal
 import socket
 import subprocess
@@ -41,19 +37,14 @@ import time
 import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import ClassVar
 from multiprocessing.connection import Connection
 from typing import Any, Callable
 
 from .analysis import analyze
-from .formats import Analysis, format_of_text
+from .formats import Analysis, format_of_text, interrupt
 from .formats.remote_tree import Held, hold, is_large
-from .engine.schema.regexes import cut_short
-from .engine.schema.subtree_cache import SubtreeCache
-from .engine.schema.subtree_memo import SubtreeMemo
-from .engine.template.replay import Replay
-from .engine.template.trace_types import Candidate, Dropped, Emptied, Failure, Region, TemplateTrace, TieBreak
-from .engine.spans import Group, RegexMatch
-from .engine.schema.trace_tree import TraceNode
+from .formats.wire import NodeTable, dump, load
 from .samples import Sample, Verdict, judge_with, verdict_of
 
 # How long past its own time limit a parse may go on before the process is thought hung
@@ -66,151 +57,39 @@ IDLE_COLLECT = 1.0  # seconds without a request before the analysis process coll
 STARTUP = 30.0  # seconds the analysis process may take to start (imports, on a loaded machine)
 
 
-# ----- moving traces between the processes ---------------------------------------------------------
-_NODE_FIELDS = tuple(f.name for f in dataclasses.fields(TraceNode))
-_FOUND = _NODE_FIELDS.index("found")
-_MATCHES = _NODE_FIELDS.index("_matches")
-_node_values = operator.attrgetter(*_NODE_FIELDS)
-_PLAIN = {
-    cls: operator.attrgetter(*(f.name for f in dataclasses.fields(cls)))
-    for cls in (RegexMatch, Group, Region, Dropped, Candidate, TieBreak, Emptied, Failure, TemplateTrace)
-}
-
-
-def _rebuild_node(token: int, *values: Any) -> TraceNode:  # pragma: no cover - replaced on load
-    raise RuntimeError("trace nodes are loaded by _Unpickler only")
-
-
-def _rebuild_plain(cls: type, values: tuple) -> Any:
-    return cls(*values)
-
-
-class _Pickler(pickle.Pickler):
-    """Pickles a reply. With a schema trace (``nodes``), a trace node the UI already holds, or its
-    value, goes as its token (persistent_id); a new node gets a token and its fields, with its
-    regex matches built (``re.Match`` objects do not pickle). Dataclasses with slots pickle several
-    times faster as a constructor call than through copyreg."""
-
-    def __init__(self, file, table: "_NodeTable", nodes: bool = True) -> None:
-        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
-        self.table = table
-        if nodes:  # called for every object pickled (a third of a 2 MB template trace's dump): only where it can hit
-            tokens, identity = table.tokens, id
-            self.persistent_id = lambda obj: tokens.get(identity(obj))
-
-    def reducer_override(self, obj: Any) -> Any:
-        kind = type(obj)
-        if kind is TraceNode:
-            values = list(_node_values(obj))
-            values[_FOUND] = values[_MATCHES] = obj.matches
-            return _rebuild_node, (self.table.add(obj), *values)
-        if kind in _PLAIN:
-            return _rebuild_plain, (kind, _PLAIN[kind](obj))
-        return NotImplemented
-
-
-class _Unpickler(pickle.Unpickler):
-    def __init__(self, file, table: "_NodeTable") -> None:
-        super().__init__(file)
-        self.table = table
-
-    def persistent_load(self, token: Any) -> Any:
-        return self.table.objects[token]
-
-    def find_class(self, module: str, name: str) -> Any:
-        if module == "workbench.worker" and name == "_rebuild_node":
-            return self._rebuild_node
-        return super().find_class(module, name)
-
-    def _rebuild_node(self, token: int, *values: Any) -> TraceNode:
-        node = TraceNode(*values)
-        self.table.put(token, node)
-        return node
-
-
-class _NodeTable:
-    """The trace nodes both processes hold, and their values, by token (a node's value has the
-    negated token). Both sides prune it to the latest trace after every reply, in the same order,
-    so the two tables always agree and a reply need not repeat what the UI already has."""
-
-    def __init__(self) -> None:
-        self.tokens: dict[int, int] = {}  # id(object) -> token
-        self.objects: dict[int, Any] = {}  # token -> object (also keeps ids from being reused)
-        self._next = itertools.count(1)
-        self._pending: list[tuple[int, TraceNode]] = []
-        self._live = 0  # objects kept by the last pruning
-
-    def add(self, node: TraceNode) -> int:
-        """A node being pickled. Its value is known to the other side only once the whole reply
-        is loaded, so values are registered after the dump (see settle)."""
-        token = next(self._next)
-        self.tokens[id(node)] = token
-        self.objects[token] = node
-        self._pending.append((token, node))
-        return token
-
-    def put(self, token: int, node: TraceNode) -> None:
-        self.tokens[id(node)] = token
-        self.objects[token] = node
-        self._pending.append((token, node))
-
-    def settle(self, root: TraceNode | None) -> None:
-        """After a reply: register the new nodes' values; with a trace, forget older traces."""
-        for token, node in self._pending:
-            if isinstance(node.value, (dict, list, str)):
-                self.tokens[id(node.value)] = -token
-                self.objects[-token] = node.value
-        self._pending = []
-        # Pruning walks the whole trace, so it waits until the table has doubled. Both sides
-        # have tables of the same size at every step, so they prune at the same replies.
-        if root is None or len(self.objects) <= 2 * self._live + 4096:
-            return
-        live = set()
-        for node in root.walk():
-            live.add(id(node))
-            live.add(id(node.value))
-        self.objects = {t: o for t, o in self.objects.items() if id(o) in live}
-        self.tokens = {id(o): t for t, o in self.objects.items()}
-        self._live = len(self.objects)
-
-
-def _dump(message: tuple, table: _NodeTable) -> bytes:
-    buffer = io.BytesIO()
-    _Pickler(buffer, table, nodes=_has_trace(message)).dump(message)
-    return buffer.getvalue()
-
-
-def _has_trace(message: tuple) -> bool:
-    """Whether a reply holds a whole trace that reuses nodes between edits (only those share
-    nodes with the UI's table; a large trace stays in the process, remote_tree.py)."""
-    return (message[0] == "analysis" and message[2].trace is not None and message[2].format.keeps_nodes
-            and message[2].remote is None)
-
-
-def _load(data: bytes, table: _NodeTable) -> tuple:
-    return _Unpickler(io.BytesIO(data), table).load()
-
-
-def _sent(message: tuple, table: _NodeTable) -> None:
-    """After a reply crossed the pipe: both sides settle their tables the same way."""
-    table.settle(message[2].trace.root if _has_trace(message) else None)
-
-
-# ----- the process ------------------------------------------------------------------------------------
+# ----- the messages, both ways --------------------------------------------------------------------
+# To the process. A request of a kind replaces a queued one of the same kind.
 @dataclass
-class _Request:
+class SamplesChanged:
+    changes: dict[str, Sample | None]  # key -> the sample's new text, or None: gone
+
+
+@dataclass
+class PromptsChanged:
+    prompts: dict[str, str]  # key -> the prompt its parses read (the UI's, perhaps being edited)
+
+
+@dataclass
+class Forget:
+    kind: str  # the UI stopped waiting for the request of this kind: drop it (and stop it, if running)
+
+
+@dataclass
+class AnalyzeRequest:
+    kind: ClassVar[str] = "analyze"
     generation: int
     schema_text: str
     sample: str  # key of the sample to trace
     time_limit: float
-    prefix: str = ""  # for a template: the sample's prompt, as the UI has it now
-    tools: Any = None  # for a template: tools= (the JSON tool definitions), or None
-    runtime: str | None = None  # for a template: the transformers release it runs as (None: the newest)
+    prefix: str = ""  # the sample's prompt, as the UI has it now (read by a format that reads one)
+    tools: Any = None  # tools= (the JSON tool definitions), or None
+    runtime: str | None = None  # the transformers release to run as (None: the format's default)
     opened: tuple = ()  # key paths of the tree nodes the UI shows open: a large trace sends their children
 
 
 @dataclass
-class _ReplayRequest:
+class ReplayRequest:
+    kind: ClassVar[str] = "replay"
     generation: int
     template_text: str
     sample: str
@@ -221,6 +100,75 @@ class _ReplayRequest:
     runtime: str | None = None
 
 
+@dataclass
+class TreeQuery:
+    generation: int  # of the large trace asked about
+    number: int
+    what: str  # "children", "spans" or "lit"
+    arg: Any
+
+
+# From the process: each names what it answers (a generation, a replay's or a query's number).
+@dataclass
+class Reply:
+    kind: ClassVar[str]
+    number: int
+
+
+@dataclass
+class Parsed(Reply):
+    """The parse is done (what follows cannot run away): the UI stops watching for a hang."""
+    kind: ClassVar[str] = "parsed"
+
+
+@dataclass
+class Analysed(Reply):
+    kind: ClassVar[str] = "analysis"
+    analysis: Analysis
+
+
+@dataclass
+class Verdicts(Reply):
+    kind: ClassVar[str] = "verdicts"
+    verdicts: dict[str, Verdict]
+
+
+@dataclass
+class Splits(Reply):
+    kind: ClassVar[str] = "splits"
+    splits: dict[str, str]
+
+
+@dataclass
+class Replayed(Reply):
+    kind: ClassVar[str] = "replay"
+    replay: Any  # the Replay, or None
+    why: str | None  # why there is none
+
+
+@dataclass
+class Answer(Reply):
+    kind: ClassVar[str] = "answer"
+    answer: Any  # None: that trace is no longer held
+
+
+@dataclass
+class Crashed(Reply):
+    kind: ClassVar[str] = "crashed"
+    traceback: str
+
+
+def _shares_nodes(message: Any) -> bool:
+    """Whether a reply holds a trace whose nodes the two processes' tables share."""
+    return isinstance(message, Analysed) and message.analysis.shared_root is not None
+
+
+def _sent(message: Any, table: NodeTable) -> None:
+    """After a reply crossed the pipe: both sides settle their tables the same way."""
+    table.settle(message.analysis.shared_root if _shares_nodes(message) else None)
+
+
+# ----- the process ------------------------------------------------------------------------------------
 class _Superseded(BaseException):
     """Raised from the signal handler into template work that a newer request supersedes (the
     template engine's regexes have no timer to cut short). Not an Exception: nothing on the way
@@ -248,7 +196,7 @@ def _serve(conn) -> None:  # pragma: no cover - runs in the child process (teste
         # behind it ends as if its time were up; its result is then dropped (see _serve_requests).
         # The signal may also come just after this process took that request: then nothing waits.
         if conn.poll(0):
-            cut_short()
+            interrupt()
             _CUT[0] = True
             if _INTERRUPTIBLE[0]:
                 _INTERRUPTIBLE[0] = False
@@ -266,7 +214,7 @@ def _serve(conn) -> None:  # pragma: no cover - runs in the child process (teste
 def _serve_requests(conn) -> None:  # pragma: no cover - runs in the child process
     samples: dict[str, Sample] = {}
     prompts: dict[str, str] = {}  # sample key -> the prompt its template parses use
-    caches: dict[str, tuple[SubtreeCache, SubtreeMemo]] = {}
+    kept: dict[str, dict] = {}  # sample key -> what its format keeps between edits (a subtree cache)
     pending: dict[str, Any] = {}  # request kind -> the newest request of that kind
     forgotten: set[str] = set()  # kinds the UI stopped waiting for since the last request began
     held: list[Held | None] = [None, None]  # the large trace the UI shows, and the one being sent
@@ -277,28 +225,28 @@ def _serve_requests(conn) -> None:  # pragma: no cover - runs in the child proce
         while conn.poll(0):
             message = conn.recv()
             take(message)
-            came = came or message[0] != "query"
+            came = came or not isinstance(message, TreeQuery)
         return came
 
-    def take(message: tuple) -> None:
-        if message[0] == "query":  # about a large trace held here: answered at once
-            _answer(conn, message[1], held[0], table)
-        elif message[0] == "samples":
-            for key, sample in message[1].items():
-                caches.pop(key, None)
+    def take(message: Any) -> None:
+        if isinstance(message, TreeQuery):  # about a large trace held here: answered at once
+            _answer(conn, message, held[0], table)
+        elif isinstance(message, SamplesChanged):
+            for key, sample in message.changes.items():
+                kept.pop(key, None)
                 if sample is None:
                     samples.pop(key, None)
                 else:
                     samples[key] = sample
-        elif message[0] == "prompts":
-            prompts.update(message[1])
-        elif message[0] == "forget":
-            pending.pop(message[1], None)
-            forgotten.add(message[1])
+        elif isinstance(message, PromptsChanged):
+            prompts.update(message.prompts)
+        elif isinstance(message, Forget):
+            pending.pop(message.kind, None)
+            forgotten.add(message.kind)
         else:
-            pending[message[0]] = message[1]  # a later request replaces a queued one
+            pending[message.kind] = message  # a later request replaces a queued one
 
-    table = _NodeTable()
+    table = NodeTable()
     matrices: dict = {}  # the last release matrix, by what it was run on
     # Traces are trees without back links, freed by reference counting; a cycle collection over
     # the cached ones costs ~100 ms at 2 MB. It waits for a pause in the user's typing instead.
@@ -314,20 +262,21 @@ def _serve_requests(conn) -> None:  # pragma: no cover - runs in the child proce
             take(conn.recv())
         if not pending:
             continue
-        kind = "analyze" if "analyze" in pending else next(iter(pending))
+        kind = AnalyzeRequest.kind if AnalyzeRequest.kind in pending else next(iter(pending))
         request = pending.pop(kind)
         forgotten.clear()
         _CUT[0] = False
         try:
-            if kind == "replay":
+            if kind == ReplayRequest.kind:
                 reply = _replay_reply(request, samples)
             else:
-                reply = _analysis_reply(request, samples, prompts, caches, conn, held)
+                reply = _analysis_reply(request, samples, prompts, kept, conn, held)
         except _Superseded:
             reply = None
         except Exception:
-            failure = (None, traceback.format_exc()) if kind == "replay" else traceback.format_exc()
-            _send(conn, ("replay" if kind == "replay" else "crashed", request.generation, failure), table)
+            failure = traceback.format_exc()
+            crash = Replayed(request.generation, None, failure) if kind == ReplayRequest.kind else Crashed(request.generation, failure)
+            _send(conn, crash, table)
             continue
         if reply is None or newer() or _CUT[0]:
             # Superseded while it ran (perhaps cut short): the newer request goes next; a request
@@ -338,44 +287,42 @@ def _serve_requests(conn) -> None:  # pragma: no cover - runs in the child proce
             continue
         try:
             _send(conn, reply, table)
-            if kind != "replay" and reply[2].usable:  # the UI now shows this tree: its queries come here
-                held[0], held[1] = held[1], None
-            if kind == "replay" or not reply[2].usable:
-                continue  # the schema has errors: the verdicts of the last good one stand
-            verdicts = _verdicts(request, reply[2], samples, prompts, newer)
+            if not isinstance(reply, Analysed) or not reply.analysis.usable:
+                continue  # a replay, or a parser with errors: the verdicts of the last good one stand
+            held[0], held[1] = held[1], None  # the UI now shows this tree: its queries come here
+            analysis = reply.analysis
+            verdicts = _verdicts(request, analysis, samples, prompts, newer)
             if verdicts is not None:
-                _send(conn, ("verdicts", request.generation, verdicts), table)
-                if reply[2].format.releases_differ and not newer():
-                    _send(conn, ("splits", request.generation, _splits(request, reply[2], samples, prompts, matrices)), table)
+                _send(conn, Verdicts(request.generation, verdicts), table)
+                if analysis.format.releases_differ and not newer():
+                    _send(conn, Splits(request.generation, _splits(request, analysis, samples, prompts, matrices)), table)
         except _Superseded:
             continue
         except Exception:
-            _send(conn, ("crashed", request.generation, traceback.format_exc()), table)
+            _send(conn, Crashed(request.generation, traceback.format_exc()), table)
 
 
-def _send(conn, message: tuple, table: _NodeTable) -> None:
-    conn.send_bytes(_dump(message, table))
+def _send(conn, message: Reply, table: NodeTable) -> None:
+    conn.send_bytes(dump(message, table, nodes=_shares_nodes(message)))
     _sent(message, table)
 
 
-def _answer(conn, query: tuple, held: Held | None, table: _NodeTable) -> None:
-    """Answer a query about the large trace the UI shows: ("answer", number, what), with None
-    when that trace is no longer the one held (the UI is about to show a newer one)."""
-    generation, number, kind, arg = query
+def _answer(conn, query: TreeQuery, held: Held | None, table: NodeTable) -> None:
+    """Answer a query about the large trace the UI shows, with None when that trace is no longer
+    the one held (the UI is about to show a newer one)."""
     try:
-        found = held.answer(kind, arg) if held is not None and held.generation == generation else None
+        found = held.answer(query.what, query.arg) if held is not None and held.generation == query.generation else None
     except Exception:  # noqa: BLE001 - a query must not end the process; the UI shows nothing for it
         found = None
-    _send(conn, ("answer", number, found), table)
+    _send(conn, Answer(query.number, found), table)
 
 
-def _analysis_reply(request: _Request, samples: dict[str, Sample], prompts: dict[str, str], caches: dict, conn,
-                    held: list | None = None) -> tuple:
+def _analysis_reply(request: AnalyzeRequest, samples: dict[str, Sample], prompts: dict[str, str], kept: dict, conn,
+                    held: list | None = None) -> Analysed:
     sample = samples[request.sample]
-    cache, memo = caches.setdefault(request.sample, (SubtreeCache(), SubtreeMemo()))
     analysis = analyze(
-        request.schema_text, sample.text, time_limit=request.time_limit, cache=cache, memo=memo,
-        traced=lambda: conn.send_bytes(_dump(("parsed", request.generation, None), _NodeTable())),
+        request.schema_text, sample.text, time_limit=request.time_limit, kept=kept.setdefault(request.sample, {}),
+        traced=lambda: conn.send_bytes(dump(Parsed(request.generation), NodeTable(), nodes=False)),
         prefix=request.prefix, tools=request.tools, template_work=_template_work, with_outline=False,
         runtime=request.runtime,
     )
@@ -386,11 +333,11 @@ def _analysis_reply(request: _Request, samples: dict[str, Sample], prompts: dict
             # A large trace stays here (sent as the user opens it); ``analysis`` becomes its slim copy.
             held[1] = hold(analysis, request.generation, request.opened) if is_large(analysis) else None
         analysis.packed()
-    return ("analysis", request.generation, analysis)
+    return Analysed(request.generation, analysis)
 
 
 def _verdicts(
-    request: _Request, analysis: Analysis, samples: dict[str, Sample], prompts: dict[str, str], newer: Callable[[], bool]
+    request: AnalyzeRequest, analysis: Analysis, samples: dict[str, Sample], prompts: dict[str, str], newer: Callable[[], bool]
 ) -> dict[str, Verdict] | None:
     """The other samples' verdicts (the traced sample's is in its analysis), or None when a newer
     request came in meanwhile (a signal that came while the reply was being sent found no parse
@@ -406,7 +353,7 @@ def _verdicts(
     return verdicts
 
 
-def _splits(request: _Request, analysis: Analysis, samples: dict[str, Sample], prompts: dict[str, str],
+def _splits(request: AnalyzeRequest, analysis: Analysis, samples: dict[str, Sample], prompts: dict[str, str],
             matrices: dict) -> dict[str, str]:
     """The samples whose result depends on the release (``release_matrix``, every run of releases
     on every sample, with the prompts the UI holds): sample key -> how they part, in one line. The
@@ -436,15 +383,16 @@ def _outcome_word(part) -> str:
     return kind if kind.isidentifier() else "refused"
 
 
-def _replay_reply(request: _ReplayRequest, samples: dict[str, Sample]) -> tuple:
-    """("replay", generation, (Replay, None)), or (None, why) when the template cannot run."""
+def _replay_reply(request: ReplayRequest, samples: dict[str, Sample]) -> Replayed:
+    """The streaming replay, or why there is none (the template cannot run, the sample is gone)."""
     sample = samples.get(request.sample)
     if sample is None:
-        return ("replay", request.generation, (None, "the sample is no longer open"))
+        return Replayed(request.generation, None, "the sample is no longer open")
     with _template_work():
-        result = format_of_text(request.template_text).replay(request.template_text, sample.text, prompt=request.prefix, tools=request.tools,
-                                          chunk=request.chunk, time_limit=request.time_limit, runtime=request.runtime)
-    return ("replay", request.generation, result)
+        replay, why = format_of_text(request.template_text).replay(
+            request.template_text, sample.text, prompt=request.prefix, tools=request.tools, chunk=request.chunk,
+            time_limit=request.time_limit, runtime=request.runtime)
+    return Replayed(request.generation, replay, why)
 
 
 # ----- the UI's side ----------------------------------------------------------------------------------
@@ -457,7 +405,7 @@ class AnalysisClient:
         self._process = None
         self._conn = None
         self._epoch = 0  # increases on every (re)start: waits on an older process give up
-        self._table = _NodeTable()
+        self._table = NodeTable()
         self._samples: dict[str, Sample] = {}  # what the process holds
         self._prompts: dict[str, str] = {}  # the samples' prompts, as the process holds them
         self._replays = itertools.count(1)
@@ -485,13 +433,13 @@ class AnalysisClient:
         if not self._conn.poll(STARTUP) or self._conn.recv_bytes() != b"ready":
             raise RuntimeError(f"the analysis process did not start within {STARTUP:g} s")
         self._epoch += 1
-        self._table = _NodeTable()
+        self._table = NodeTable()
         self._mailbox.clear()
         self._in_flight = None
         if self._samples:
-            self._conn.send(("samples", dict(self._samples)))  # the new process has none
+            self._conn.send(SamplesChanged(dict(self._samples)))  # the new process has none
         if self._prompts:
-            self._conn.send(("prompts", dict(self._prompts)))
+            self._conn.send(PromptsChanged(dict(self._prompts)))
 
     def _ensure(self) -> None:
         if self._process is None or self._process.poll() is not None:
@@ -530,9 +478,9 @@ class AnalysisClient:
             self._prompts.update(new_prompts)
             running = self._process is not None and self._process.poll() is None
             if changes and running:
-                self._conn.send(("samples", changes))
+                self._conn.send(SamplesChanged(changes))
             if new_prompts and running:
-                self._conn.send(("prompts", new_prompts))
+                self._conn.send(PromptsChanged(new_prompts))
             if (changes or new_prompts) and running:
                 self._interrupt()
 
@@ -551,14 +499,14 @@ class AnalysisClient:
         paths of the tree nodes the UI shows open (a large trace comes with their children)."""
         with self._lock:
             self._ensure()
-            self._conn.send(("analyze", _Request(generation, schema_text, sample, time_limit, prefix, tools, runtime,
-                                                 tuple(opened))))
+            self._conn.send(AnalyzeRequest(generation, schema_text, sample, time_limit, prefix, tools, runtime, tuple(opened)))
             self._interrupt()  # stop the run this one supersedes
             self._in_flight, self._sent_at, self._limit = generation, time.monotonic(), time_limit
             self._latest, epoch = generation, self._epoch
-        reply = self._wait("analysis", generation, cancelled, epoch, watch=True)
-        if reply is _HUNG:
+        answered = self._wait(Analysed, generation, cancelled, epoch, watch=True)
+        if answered is _HUNG:
             return Analysis.gave_up(schema_text, time.monotonic() - self._sent_at, time_limit)
+        reply = answered.analysis if answered is not None else None
         if reply is not None and reply.usable:
             if sample not in self._samples:
                 return None  # the sample went away meanwhile: this result is for nobody
@@ -570,26 +518,26 @@ class AnalysisClient:
     def replay(
         self, template_text: str, sample: str, prefix: str, tools: Any, chunk: int, time_limit: float,
         cancelled: Callable[[], bool], runtime: str | None = None,
-    ) -> tuple[Replay | None, str | None] | None:
+    ) -> tuple[Any, str | None] | None:
         """The streaming replay of the sample (``engine.template.replay``): (Replay, None), or
         (None, why) when the template cannot run; None if cancelled first."""
         with self._lock:
             self._ensure()
             generation = next(self._replays)
-            self._conn.send(("replay", _ReplayRequest(generation, template_text, sample, prefix, tools, chunk, time_limit, runtime)))
+            self._conn.send(ReplayRequest(generation, template_text, sample, prefix, tools, chunk, time_limit, runtime))
             self._interrupt()
             epoch = self._epoch
-        reply = self._wait("replay", generation, cancelled, epoch, watch=False)
+        reply = self._wait(Replayed, generation, cancelled, epoch, watch=False)
         if reply is None or reply is _HUNG:
             with self._lock:
                 if self._epoch == epoch and self._conn is not None:
-                    self._conn.send(("forget", "replay"))  # and stop it, if it is running
+                    self._conn.send(Forget(ReplayRequest.kind))  # and stop it, if it is running
                     self._interrupt()
             return None
-        result, why = reply
+        result, why = reply.replay, reply.why
         if why is not None and result is None and why.startswith("Traceback"):
             raise RuntimeError(why)
-        return reply
+        return result, why
 
     def query(self, generation: int, kind: str, arg: Any, cancelled: Callable[[], bool] = lambda: False) -> Any:
         """Ask the analysis process about the large trace of ``generation`` it holds (see
@@ -599,38 +547,42 @@ class AnalysisClient:
             if self._process is None or self._process.poll() is not None:
                 return None
             number = next(self._queries)
-            self._conn.send(("query", (generation, number, kind, arg)))
+            self._conn.send(TreeQuery(generation, number, kind, arg))
             epoch = self._epoch
-        reply = self._wait("answer", number, cancelled, epoch, watch=False)
-        return None if reply is _HUNG else reply
+        reply = self._wait(Answer, number, cancelled, epoch, watch=False)
+        return None if reply is _HUNG or reply is None else reply.answer
 
     def verdicts(self, generation: int, cancelled: Callable[[], bool]) -> dict[str, Verdict] | None:
         """The verdicts that follow the analysis of ``generation`` (None if it was superseded)."""
         with self._lock:
             epoch = self._epoch
-        reply = self._wait("verdicts", generation, cancelled, epoch, watch=False)
-        return None if reply is _HUNG else reply
+        reply = self._wait(Verdicts, generation, cancelled, epoch, watch=False)
+        return None if reply is _HUNG or reply is None else reply.verdicts
 
     def splits(self, generation: int, cancelled: Callable[[], bool]) -> dict[str, str] | None:
         """For a template, after the verdicts of ``generation``: the samples whose result depends
         on the release, each with how the releases part (None if superseded)."""
         with self._lock:
             epoch = self._epoch
-        reply = self._wait("splits", generation, cancelled, epoch, watch=False)
-        return None if reply is _HUNG else reply
+        reply = self._wait(Splits, generation, cancelled, epoch, watch=False)
+        return None if reply is _HUNG or reply is None else reply.splits
 
-    def _wait(self, kind: str, generation: int, cancelled, epoch: int, watch: bool) -> Any:
+    def _wait(self, reply: type[Reply], generation: int, cancelled, epoch: int, watch: bool) -> Any:
+        """The reply of type ``reply`` to ``generation`` (the message), None if cancelled or the
+        process restarted, or _HUNG."""
+        kind = reply.kind
+        numbered_apart = reply in (Replayed, Answer)  # numbered by their own counters, not by generation
         while True:
             with self._lock:
                 if self._epoch != epoch:
                     return None
                 if (kind, generation) in self._mailbox:
                     return self._mailbox.pop((kind, generation))
-                if kind not in ("replay", "answer") and ("crashed", generation) in self._mailbox:
-                    raise RuntimeError(self._mailbox.pop(("crashed", generation)))
-                if kind == "replay" and self._conn is None:
-                    return (None, "the analysis process ended unexpectedly")
-                if kind == "answer" and self._conn is None:
+                if not numbered_apart and (Crashed.kind, generation) in self._mailbox:
+                    raise RuntimeError(self._mailbox.pop((Crashed.kind, generation)).traceback)
+                if reply is Replayed and self._conn is None:
+                    return Replayed(generation, None, "the analysis process ended unexpectedly")
+                if reply is Answer and self._conn is None:
                     return None
                 hung = watch and self._in_flight == generation and time.monotonic() - self._sent_at > self._limit + GRACE
             if cancelled():
@@ -658,31 +610,31 @@ class AnalysisClient:
                     code = self._process.poll() if self._process is not None else None
                     self._kill()
                     self.restarts += 1  # counted now: _ensure starts the next one
-                    self._mailbox[("crashed", self._latest)] = f"the analysis process ended unexpectedly (exit code {code})"
+                    self._mailbox[(Crashed.kind, self._latest)] = Crashed(
+                        self._latest, f"the analysis process ended unexpectedly (exit code {code})")
             return
         with self._lock:
             if self._epoch != epoch:
                 return
-            message = _load(data, self._table)
+            message = load(data, self._table)
             _sent(message, self._table)
-            kind, generation = message[0], message[1]
-            if kind == "answer":  # numbered apart too; an answer nobody waits for any more goes soon
-                self._mailbox = {k: v for k, v in self._mailbox.items() if k[0] != "answer" or k[1] > generation - 64}
-                self._mailbox[(kind, generation)] = message[2]
+            kind, generation = message.kind, message.number
+            if isinstance(message, Answer):  # numbered apart too; an answer nobody waits for any more goes soon
+                self._mailbox = {k: v for k, v in self._mailbox.items() if k[0] != kind or k[1] > generation - 64}
+                self._mailbox[(kind, generation)] = message
                 return
-            if kind == "replay":  # numbered apart from the analyses
-                self._mailbox = {k: v for k, v in self._mailbox.items() if k[0] != "replay" or k[1] >= generation}
-                self._mailbox[(kind, generation)] = message[2]
+            if isinstance(message, Replayed):  # numbered apart from the analyses
+                self._mailbox = {k: v for k, v in self._mailbox.items() if k[0] != kind or k[1] >= generation}
+                self._mailbox[(kind, generation)] = message
                 return
-            if kind in ("parsed", "verdicts", "crashed") and self._in_flight == generation:
+            if isinstance(message, (Parsed, Verdicts, Crashed, Analysed)) and self._in_flight == generation:
                 self._in_flight = None  # the parse is over: nothing left that could hang
-            if kind == "parsed":
+            if isinstance(message, Parsed):
                 return
-            if kind == "analysis" and self._in_flight == generation:
-                self._in_flight = None
             # Keep only replies someone may still wait for: this generation's and newer.
-            self._mailbox = {k: v for k, v in self._mailbox.items() if k[0] in ("replay", "answer") or k[1] >= generation}
-            self._mailbox[(kind, generation)] = message[2]
+            apart = (Replayed.kind, Answer.kind)
+            self._mailbox = {k: v for k, v in self._mailbox.items() if k[0] in apart or k[1] >= generation}
+            self._mailbox[(kind, generation)] = message
 
 
 _HUNG = object()

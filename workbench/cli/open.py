@@ -59,7 +59,7 @@ def open_(
                 schema = family_schema(paths[0], template=template)
             if template and schema is None:
                 # No family template yet: a starter one, saved where the family's would be.
-                document = SchemaDocument(_template_path(paths[0]), STARTER_TEMPLATE)
+                document = SchemaDocument(_starter_path(paths[0], STARTER_TEMPLATE), STARTER_TEMPLATE)
             else:
                 document = SchemaDocument.open(schema)
             # Not-JSON text opens (the editor shows where it breaks); JSON nested deeper than
@@ -106,13 +106,14 @@ def _tui_runtime(text: str, value: Optional[str]):
         return NEWEST
 
 
-def _template_path(sample: Path) -> Path | None:
-    """Where ``schemas/<family>.template.json`` would be for a sample under sample_outputs/<family>/."""
-    from ..formats import RESPONSE_TEMPLATE
+def _starter_path(sample: Path, starter: str) -> Path | None:
+    """Where the family's parser of the starter's format would be (``schemas/<family><suffix>``) for a
+    sample under sample_outputs/<family>/."""
+    from ..formats import format_of_text
     from ..samples import family_of, family_schema
 
     schema = family_schema(sample)
-    return schema.with_name(family_of(schema) + RESPONSE_TEMPLATE.suffix) if schema is not None else None
+    return schema.with_name(family_of(schema) + format_of_text(starter).suffix) if schema is not None else None
 
 
 def _probe_samples(chat_template: Path, document, variables: list[str], folder: Path, budget=None, runtime=None) -> list:

@@ -23,6 +23,13 @@ _BY_NAME = {f.name: f for f in FORMATS}
 _TEMPLATE_KEY = re.compile(r'"(fields|version)"\s*:')
 
 
+def interrupt() -> None:
+    """Cut short the parse running on this (main) thread, whatever its format: the analysis
+    process calls it from its signal handler when a newer request waits."""
+    for fmt in FORMATS:
+        fmt.interrupt()
+
+
 def by_name(name: str) -> Format:
     return _BY_NAME[name]
 
@@ -61,5 +68,5 @@ def format_of_file(path: Any) -> Format:
 
 __all__ = [
     "Analysis", "CannotRun", "StreamFailed", "DEFAULT_TIME_LIMIT", "Checked", "FORMATS", "Format", "RESPONSE_SCHEMA", "RESPONSE_TEMPLATE",
-    "by_name", "format_of", "format_of_file", "format_of_text", "reading_notes",
+    "by_name", "format_of", "interrupt", "format_of_file", "format_of_text", "reading_notes",
 ]

@@ -157,9 +157,23 @@ class Format(ABC):
     @abstractmethod
     def analyze(self, result: "Analysis", output: str, *, prompt: str, tools: Any, time_limit: float,
                 cache: Any, memo: Any, traced: Callable[[], None] | None,
-                work: Callable[[], ContextManager], with_tree: bool) -> None:
+                work: Callable[[], ContextManager], with_tree: bool, kept: dict | None = None) -> None:
         """Fill ``result`` (whose ``schema`` holds the parsed file) with problems, the trace and its
-        colours: one pass per edit, for every pane."""
+        colours: one pass per edit, for every pane. ``kept``: what earlier runs on this sample
+        left for this one (the analysis process keeps one dict per sample)."""
+
+    def label_parts(self, node: Any) -> list[tuple[str, str]]:
+        """A tree node's line as (text, style) pieces, its name first (the name's style is the
+        line's); the tree pane shows them safely."""
+        raise NotImplementedError
+
+    def open_depth(self, nodes: int) -> int:
+        """How deep the tree pane opens a tree of ``nodes`` nodes (counted up to 401)."""
+        return 6 if nodes <= 400 else 0
+
+    def interrupt(self) -> None:
+        """Cut short this format's parse on the main thread, if its engine has a way to (called
+        from a signal handler)."""
 
     def summary(self, result: "Analysis") -> str:
         """What a parse that worked gave, after "<sample> parses: " in the status line."""

@@ -105,6 +105,14 @@ class Analysis:
         return self.trace is not None and self.format.reads_prompt
 
     # ----- crossing between processes -------------------------------------------------------------
+    @property
+    def shared_root(self) -> Any:
+        """The root of a whole trace whose nodes both processes keep between edits (the pipe sends
+        each node once), or None."""
+        if self.trace is None or self.remote is not None or not self.format.keeps_nodes:
+            return None
+        return self.trace.root
+
     def packed(self) -> "Analysis":
         """What crosses the pipe: without what the receiver has or rebuilds (the output, the tree)."""
         if self.trace is not None:

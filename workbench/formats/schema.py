@@ -9,10 +9,12 @@ from typing import Any, Callable, ContextManager
 from ..engine.errors import ParseFailure, RegexTimeout
 from ..engine.paint import flatten
 from ..engine.pointer import display, split
+from ..engine.preview import preview
 from ..engine.problems import errors
 from ..engine.schema.highlights import node_spans, trace_paints
 from ..engine.schema.parse import parse_response, trace
-from ..engine.schema.regexes import DEFAULT_TIME_LIMIT
+from ..engine.schema.regexes import DEFAULT_TIME_LIMIT, cut_short
+from ..engine.schema.subtree_cache import SubtreeCache
 from ..engine.schema.subtree_memo import SubtreeMemo
 from ..engine.schema.trace_tree import Trace, TraceNode  # noqa: F401 - TraceNode: the public API names it
 from ..engine.schema.validate import validate
@@ -21,7 +23,7 @@ from ..engine.spans import MISSING, Span
 from ..engine.versions import SCHEMA, schema_releases
 from .base import CannotRun, Checked, Format
 from .panes import Failure, Lit, excerpt
-from .remote_tree import LARGE_TRACE, RemoteNode
+from .remote_tree import LARGE_TRACE, RemoteNode, child_count
 from .runtime_choice import schema_runtime
 
 REMEDY = "export a response_template too ('workbench migrate' drafts one from the schema)"
@@ -87,10 +89,13 @@ class SchemaFormat(Format):
 
     # ----- the panes
     def analyze(self, result, output: str, *, prompt: str, tools: Any, time_limit: float, cache: Any, memo: Any,
-                traced: Callable[[], None] | None, work: Callable[[], ContextManager], with_tree: bool) -> None:
+                traced: Callable[[], None] | None, work: Callable[[], ContextManager], with_tree: bool,
+                kept: dict | None = None) -> None:
         result.problems = validate(result.schema)
         if result.errors:
             return
+        if cache is None and kept is not None:  # what earlier runs on this sample left
+            cache, memo = kept.setdefault("cache", SubtreeCache()), kept.setdefault("memo", SubtreeMemo())
         result.trace = trace(output, result.schema, time_limit=time_limit, cache=cache)
         if traced is not None:
             traced()
@@ -153,6 +158,26 @@ class SchemaFormat(Format):
     def slim(self, result, top: RemoteNode) -> None:
         trace = result.trace
         result.trace = Trace(trace.text, top, trace.value, trace.error)
+
+    def label_parts(self, node: Any) -> list[tuple[str, str]]:
+        """Its key, ✗ where the parse failed, ∅ for no match, its value, how many matches."""
+        name = "message" if node.key is None and not node.path else str(node.key if node.key is not None else node.path)
+        parts = [(name, "bold")]
+        if node.error is not None:
+            parts.append(("  ✗ " + node.error.splitlines()[0][:120], "bold red"))
+        elif node.no_match:
+            parts.append((f"  ∅ {node.no_match} found nothing", "dim"))
+        elif node.via in ("const", "default"):
+            parts += [(f"  = {preview(node.value)}", "cyan"), (f"  ({node.via})", "dim")]
+        elif node.value is not MISSING and not child_count(node):
+            parts.append(("  " + preview(node.value), "green"))
+        found = len(node.found)  # not node.matches: that builds every match object
+        if found and node.error is None:
+            parts.append((f"  [{found} match{'es' if found != 1 else ''}]", "dim"))
+        return parts
+
+    def interrupt(self) -> None:
+        cut_short()  # the regex running now ends as if its time limit had passed
 
     def summary(self, result) -> str:
         warnings = len(result.problems)

@@ -10,6 +10,7 @@ from typing import Any, Callable, ContextManager
 
 from ..engine.errors import RegexTimeout
 from ..engine.pointer import display, join, split
+from ..engine.preview import preview
 from ..engine.problems import ERROR, NOTE, WARNING, Problem
 from ..engine.releases import Release
 from ..engine.spans import MISSING, Span
@@ -24,7 +25,7 @@ from ..engine.template.slow_delimiters import slow_delimiters
 from ..engine.versions import TEMPLATE, Releases, template_releases, tools_narrowing
 from .base import CannotRun, Checked, Format, StreamFailed
 from .panes import Failure, Lit, excerpt
-from .remote_tree import LARGE_TEMPLATE, RemoteNode
+from .remote_tree import LARGE_TEMPLATE, RemoteNode, child_count
 from .runtime_choice import template_runtime
 
 
@@ -137,7 +138,8 @@ class TemplateFormat(Format):
 
     # ----- the panes
     def analyze(self, result, output: str, *, prompt: str, tools: Any, time_limit: float, cache: Any, memo: Any,
-                traced: Callable[[], None] | None, work: Callable[[], ContextManager], with_tree: bool) -> None:
+                traced: Callable[[], None] | None, work: Callable[[], ContextManager], with_tree: bool,
+                kept: dict | None = None) -> None:
         result.problems, result.releases = template_problems(result.schema, tools, result.runtime)
         result.prompt = prompt
         if result.errors:
@@ -223,6 +225,23 @@ class TemplateFormat(Format):
     def slim(self, result, top: RemoteNode) -> None:
         result.trace = dataclasses.replace(result.trace, regions=[], dropped=[], ties=[], emptied=[])
         result.tree = top
+
+    def label_parts(self, node: Any) -> list[tuple[str, str]]:
+        """Its name, ✗ where the parse failed, what it is, its value, and a trap."""
+        parts = [(node.name, "bold")]
+        if node.error is not None:
+            parts.append(("  ✗ " + node.error.splitlines()[0][:120], "bold red"))
+        if node.text:
+            parts.append(("  " + node.text, "dim"))
+        if node.value is not MISSING and (not child_count(node) or node.key is None or node.key[0] in ("field", "region")):
+            parts.append(("  " + preview(node.value), "green"))
+        if node.note:
+            parts.append(("  ⚠ " + node.note, "bold yellow"))
+        return parts
+
+    def open_depth(self, nodes: int) -> int:
+        # Fields open to their regions, and a few regions to their delimiters and values.
+        return 2 if nodes <= 60 else 1 if nodes <= 400 else 0
 
     def summary(self, result) -> str:
         notes = len(result.problems)

@@ -341,7 +341,7 @@ class WorkbenchScreen(Screen):
         tree = self.tree
         if analysis.usable:
             self.good = analysis
-            tree.show(analysis.root)
+            tree.show(analysis.root, analysis.format)
             tree.border_title = "Parse tree"
             tree.remove_class("-stale")
             self.raw.set_runs(analysis.runs)

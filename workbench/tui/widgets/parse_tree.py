@@ -1,8 +1,7 @@
 """The parse tree: one tree node per trace node, built lazily as the user expands it.
 
-It shows either format's tree: a response_schema's ``TraceNode``s, or a response_template's
-``OutlineNode``s (engine/template/outline.py). Both name their key (``path``) and children; only
-the label differs.
+It shows either format's tree: every node names its key (``key``, ``path``) and has children; the
+format says how a node's line reads (``Format.label_parts``) and how deep a tree opens.
 
 A node's children are shown a page at a time: a 2 MB output has thousands of calls, and Textual's
 Tree adds a row in about 0.1 ms, so showing them all would hold every keystroke for a third of a
@@ -11,15 +10,13 @@ second. A dim row after the page (no data) shows the next page when selected."""
 from __future__ import annotations
 
 from itertools import islice
+from typing import Any
 
 from rich.text import Text
 from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from ...engine import MISSING, TraceNode
-from ...engine.preview import preview
-from ...engine.template.outline import OutlineNode
 from ...formats.remote_tree import RemoteNode, child_count, children_of
 from ..plain import shown, visible
 
@@ -27,47 +24,17 @@ Identity = tuple  # the keys from the root to a node: stable across reparses of 
 PAGE = 100  # children shown at once
 
 
-def label_for(node: TraceNode | OutlineNode) -> Text:
-    """A tree line: keys, values and errors come from the files, so their control characters are
-    shown as symbols (and a lone surrogate as its escape), one line."""
-    outlined = isinstance(node, OutlineNode) or (type(node) is RemoteNode and node.outline)
-    return shown(outline_label(node) if outlined else schema_label(node), keep_newlines=False)
+def label_for(node: Any, fmt: Any) -> Text:
+    """A tree line, in the words of the node's format: keys, values and errors come from the files,
+    so their control characters are shown as symbols (and a lone surrogate as its escape), one line."""
+    (name, style), *rest = fmt.label_parts(node)
+    label = Text(visible(name), style=style)  # the name's style is the line's: the rest is drawn over it
+    for text, style in rest:
+        label.append(visible(text), style=style)
+    return shown(label, keep_newlines=False)
 
 
-def schema_label(node: TraceNode) -> Text:
-    """A schema tree line: its key, ✗ where the parse failed, ∅ for no match, its value, matches."""
-    name = "message" if node.key is None and not node.path else str(node.key if node.key is not None else node.path)
-    label = Text(visible(name), style="bold")
-    if node.error is not None:
-        label.append("  ✗ " + visible(node.error.splitlines()[0][:120]), style="bold red")
-    elif node.no_match:
-        label.append(f"  ∅ {visible(node.no_match)} found nothing", style="dim")
-    elif node.via in ("const", "default"):
-        label.append(f"  = {visible(preview(node.value))}", style="cyan")
-        label.append(f"  ({node.via})", style="dim")
-    elif node.value is not MISSING and not child_count(node):
-        label.append("  " + visible(preview(node.value)), style="green")
-    found = len(node.found)  # not node.matches: that builds every match object
-    if found and node.error is None:
-        label.append(f"  [{found} match{'es' if found != 1 else ''}]", style="dim")
-    return label
-
-
-def outline_label(node: OutlineNode) -> Text:
-    """A template tree line: name, ✗ where the parse failed, what it is, its value, and a trap."""
-    label = Text(visible(node.name), style="bold")
-    if node.error is not None:
-        label.append("  ✗ " + visible(node.error.splitlines()[0][:120]), style="bold red")
-    if node.text:
-        label.append("  " + visible(node.text), style="dim")
-    if node.value is not MISSING and (not child_count(node) or node.key is None or node.key[0] in ("field", "region")):
-        label.append("  " + visible(preview(node.value)), style="green")
-    if node.note:
-        label.append("  ⚠ " + visible(node.note), style="bold yellow")
-    return label
-
-
-class ParseTree(Tree[TraceNode]):
+class ParseTree(Tree[Any]):
     """Shows a trace's tree; keeps the user's expanded nodes and cursor across reparses.
 
     A large trace's nodes are ``RemoteNode`` stubs whose children may still be in the analysis
@@ -83,38 +50,37 @@ class ParseTree(Tree[TraceNode]):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("message", id=id)
-        self.trace: TraceNode | OutlineNode | None = None  # the root shown
+        self.shown_root: Any = None  # the root shown
+        self.format: Any = None  # the format of the tree shown
         self._expanded: set[Identity] = {()}
         self._open_depth = 1
 
     @staticmethod
-    def identity(node: TreeNode[TraceNode]) -> Identity:
+    def identity(node: TreeNode[Any]) -> Identity:
         keys = []
         while node is not None and node.parent is not None:
             keys.append(node.data.key if node.data is not None else None)
             node = node.parent
         return tuple(reversed(keys))
 
-    def show(self, root: TraceNode | OutlineNode) -> None:
-        """Show the tree under ``root`` (a schema trace's root, or a template outline)."""
-        if self.trace is not None and type(self.trace) is type(root) and _same_shape(self.root, root):
+    def show(self, root: Any, fmt: Any = None) -> None:
+        """Show the tree under ``root`` (the root of an analysis of format ``fmt``; None: the
+        format of the tree shown)."""
+        fmt = fmt if fmt is not None else self.format
+        if self.shown_root is not None and fmt is self.format and type(self.shown_root) is type(root) and _same_shape(self.root, root):
             # The usual keystroke: same nodes, new values. Relabel in place; no rebuild, no flicker.
-            self.trace = root
-            _relabel(self.root, root)
+            self.shown_root = root
+            _relabel(self.root, root, fmt)
             return
         cursor = self.identity(self.cursor_node) if self.cursor_node is not None else ()
-        self.trace = root
-        # Small traces open fully; large ones (thousands of tool calls) open on demand. A template's
-        # fields open to their regions, and a few regions to their delimiters and values.
-        # (A RemoteNode is the root of a trace too large to send whole.)
+        self.shown_root, self.format = root, fmt
+        # Small trees open deep; large ones (thousands of tool calls) on demand (the format says
+        # how deep). A RemoteNode is the root of a trace too large to send whole.
         nodes = 401 if type(root) is RemoteNode else sum(1 for _ in islice(root.walk(), 401))
-        if isinstance(root, OutlineNode) or (type(root) is RemoteNode and root.outline):
-            self._open_depth = 2 if nodes <= 60 else 1 if nodes <= 400 else 0
-        else:
-            self._open_depth = 6 if nodes <= 400 else 0
+        self._open_depth = fmt.open_depth(nodes)
         self.clear()
         self.root.data = root
-        self.root.set_label(label_for(root))
+        self.root.set_label(label_for(root, fmt))
         self._fill(self.root)
         self.root.expand()
         target = self._restore(self.root, (), cursor)
@@ -129,14 +95,14 @@ class ParseTree(Tree[TraceNode]):
             opened.append(self.identity(self.cursor_node.parent))
         return opened
 
-    def children_arrived(self, row: TreeNode[TraceNode], node: RemoteNode, children: list[RemoteNode] | None) -> None:
+    def children_arrived(self, row: TreeNode[Any], node: RemoteNode, children: list[RemoteNode] | None) -> None:
         """``node``'s children came from the analysis process (None: that trace is gone)."""
         if row.data is not node or node.loaded is not None or children is None:
             return  # redrawn meanwhile; a newer tree comes with its own
         node.loaded = children
         self._fill(row)
 
-    def _fill(self, parent: TreeNode[TraceNode], upto: int = 0) -> None:
+    def _fill(self, parent: TreeNode[Any], upto: int = 0) -> None:
         """Show the next page of ``parent``'s children, and more if needed to show child ``upto``."""
         children = children_of(parent.data)
         rows = parent.children
@@ -150,18 +116,18 @@ class ParseTree(Tree[TraceNode]):
             rows[-1].remove()  # the "more" row: it goes after the new page
         end = min(len(children), max(start + PAGE, upto + 1))
         for child in children[start:end]:
-            parent.add(label_for(child), data=child, allow_expand=bool(child_count(child)))
+            parent.add(label_for(child, self.format), data=child, allow_expand=bool(child_count(child)))
         if end < len(children):
             left = len(children) - end
             parent.add_leaf(Text(f"⋯ {left} more (enter shows {min(PAGE, left)} more)", style="dim italic"))
 
-    def _child_at(self, node: TreeNode[TraceNode], index: int) -> TreeNode[TraceNode]:
+    def _child_at(self, node: TreeNode[Any], index: int) -> TreeNode[Any]:
         """The row of ``node``'s child ``index``, showing pages up to it."""
         if index >= len(node.children) or node.children[index].data is None:
             self._fill(node, upto=index)
         return node.children[index] if index < len(node.children) else None
 
-    def _restore(self, node: TreeNode[TraceNode], identity: Identity, cursor: Identity):
+    def _restore(self, node: TreeNode[Any], identity: Identity, cursor: Identity):
         """Re-expand what was expanded (the root's children always); return the cursor's node."""
         found = node if identity == cursor else None
         if cursor[: len(identity)] == identity and len(cursor) > len(identity) and node.data is not None:
@@ -203,24 +169,24 @@ class ParseTree(Tree[TraceNode]):
         if node is not self.root:
             self.call_after_refresh(self.move_cursor, node)
 
-    def on_tree_node_expanded(self, event: Tree.NodeExpanded[TraceNode]) -> None:
+    def on_tree_node_expanded(self, event: Tree.NodeExpanded[Any]) -> None:
         node = event.node
         self._expanded.add(self.identity(node))
         if node.data is not None and not node.children:
             self._fill(node)
 
-    def on_tree_node_selected(self, event: Tree.NodeSelected[TraceNode]) -> None:
+    def on_tree_node_selected(self, event: Tree.NodeSelected[Any]) -> None:
         node = event.node
         if node.data is None and node.parent is not None:  # the "more" row
             parent, at = node.parent, len(node.parent.children) - 1
             self._fill(parent)
             self.call_after_refresh(self.move_cursor, parent.children[at])
 
-    def on_tree_node_collapsed(self, event: Tree.NodeCollapsed[TraceNode]) -> None:
+    def on_tree_node_collapsed(self, event: Tree.NodeCollapsed[Any]) -> None:
         self._expanded.discard(self.identity(event.node))
 
 
-def _same_shape(shown: TreeNode[TraceNode], node: TraceNode) -> bool:
+def _same_shape(shown: TreeNode[Any], node: Any) -> bool:
     """Whether ``node`` has the children ``shown`` displays (compared where filled in)."""
     if shown.data is None or bool(child_count(shown.data)) != bool(child_count(node)):
         return False
@@ -234,22 +200,22 @@ def _same_shape(shown: TreeNode[TraceNode], node: TraceNode) -> bool:
     )
 
 
-def _rows(shown: TreeNode[TraceNode]) -> list[TreeNode[TraceNode]]:
+def _rows(shown: TreeNode[Any]) -> list[TreeNode[Any]]:
     """The rows of ``shown``'s children, without the "more" row."""
     rows = shown.children
     return rows[:-1] if rows and rows[-1].data is None else list(rows)
 
 
-def _relabel(shown: TreeNode[TraceNode], node: TraceNode) -> None:
+def _relabel(shown: TreeNode[Any], node: Any, fmt: Any) -> None:
     shown.data = node
-    label = label_for(node)
+    label = label_for(node, fmt)
     if label != shown.label:
         shown.set_label(label)
     for a, b in zip(_rows(shown), node.children):
-        _relabel(a, b)
+        _relabel(a, b, fmt)
 
 
-def _failed(node: TraceNode) -> bool:
+def _failed(node: Any) -> bool:
     """Whether the parse failed at this node or below it."""
     if type(node) is RemoteNode:
         return node.failed
