@@ -93,6 +93,17 @@ def hermes_small() -> str:
     )
 
 
+def hermes_small_reasoning() -> str:
+    """About 300 characters: reasoning and two short calls (qwen3's schema), setup-bound too."""
+    first = {"name": "get_weather", "arguments": {"city": "Lisbon", "days": 2}}
+    second = {"name": "get_time", "arguments": {"tz": "WET"}}
+    return (
+        "<think>\nWeather and local time are independent: ask both at once.\n</think>\n\n"
+        f"Checking both.\n<tool_call>\n{json.dumps(first)}\n</tool_call>\n"
+        f"<tool_call>\n{json.dumps(second)}\n</tool_call><|im_end|>"
+    )
+
+
 def gpt_oss_output(channels: int) -> str:
     """GPT-OSS (Harmony) with ``channels`` channels: reasoning and tool calls taking turns."""
     parts = []
@@ -150,6 +161,7 @@ def main() -> int:
               ("qwen3", "hermes", "gpt_oss", "qwen3_coder", "glm45")}
     cases = [
         ("hermes 300B", hermes_small(), schema["hermes"]),
+        ("hermes+think 300B", hermes_small_reasoning(), schema["qwen3"]),
         ("harmony 20KB", harmony_output(10), HARMONY_SCHEMA),
         ("harmony 2MB", harmony_output(1000), HARMONY_SCHEMA),
         ("hermes 20KB", hermes_output(28), schema["qwen3"]),

@@ -39,7 +39,7 @@ LEFT_OPEN = "left-open"  # where a region's closer was expected when the text en
 HELD = "held"
 UNFED = "unfed"
 FLAGGED = "flagged"
-_RANK = {
+RANK = {
     SUBSTITUTION: 0, MATCH: 1, GROUP: 2, ITEM: 3, ITEM_ALT: 3, ITEM_GROUP: 4, ITEM_GROUP_ALT: 4,
     PAIR: 5, PAIR_GROUP: 6, VALUE: 7, VALUE_ALT: 7, SELECTED: 9, EMPTY: 10,
     DELIMITER: 1, CAPTURE: 2, BODY: 7, BODY_ALT: 7, UNFED: 0, HELD: 8,
@@ -72,7 +72,7 @@ def sweep(paints: Iterable[tuple], part: int = 0) -> list[tuple]:
     events = []
     for order, (start, end, field, kind) in enumerate(paints):
         if end > start:
-            key = (_RANK[kind], start, -end, part, order)
+            key = (RANK[kind], start, -end, part, order)
             events.append((start, 1, key, (field, kind)))
             events.append((end, 0, key, None))
     events.sort(key=lambda e: (e[0], e[1]))

@@ -23,6 +23,7 @@ from ..files import InputError, ReadOnlyError
 from ..goldens import Golden, NoGolden, golden_of
 from ..migration_run import anchor_from, cases_of, schema_to_migrate, unescape
 from ..rescue import rescue
+from ..worker import AnalysisClient
 from ..samples import Sample
 from .plain import markup_safe, visible
 from .screens.confirm import ConfirmScreen
@@ -85,13 +86,17 @@ class WorkbenchApp(App):
         self.start = start
         self.tools = tools  # tools= for template parses (workbench open --tools)
         self.runtime = release(runtime)  # the release a template runs as (workbench open --runtime; ctrl+r)
+        self.client = AnalysisClient()  # the analysis process; the main screen owns it once mounted
+
+    def on_load(self) -> None:
+        self.client.warm_up()  # before the terminal is set up: its start overlaps the UI's
 
     @property
     def main(self) -> WorkbenchScreen:
         return self.get_screen("main")  # type: ignore[return-value]
 
     def on_mount(self) -> None:
-        self.install_screen(WorkbenchScreen(self.document, self.samples, self.start, self.tools, self.runtime), "main")
+        self.install_screen(WorkbenchScreen(self.document, self.samples, self.start, self.tools, self.runtime, self.client), "main")
         self.push_screen("main")
         self.set_interval(1.0, self._check_disk)
         # A 2 MB trace is hundreds of thousands of objects; a cycle collection over them stalls
@@ -119,6 +124,7 @@ class WorkbenchApp(App):
             gc.collect()
 
     def on_unmount(self) -> None:
+        self.client.close()  # (the main screen closes it too; closing twice is harmless)
         gc.unfreeze()
         gc.enable()
         loop = asyncio.get_running_loop()

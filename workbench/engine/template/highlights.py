@@ -15,10 +15,12 @@ Spans in a trace are offsets into the parser's buffer (the prompt tail, then the
 
 from __future__ import annotations
 
+import bisect
+from operator import itemgetter
 from typing import Any
 
 from ..paint import (
-    BODY, BODY_ALT, CAPTURE, DELIMITER, DROPPED, EMPTIED, LEFT_OPEN, NO_FIELD, OVERWRITTEN, Paint, flatten, merge, merge_keyed, sweep,
+    BODY, BODY_ALT, CAPTURE, DELIMITER, DROPPED, EMPTIED, LEFT_OPEN, NO_FIELD, OVERWRITTEN, RANK, Paint, merge, merge_keyed, sweep,
 )
 from .trace_types import EMPTY_CLOSER, TemplateTrace
 
@@ -37,8 +39,9 @@ def template_paints(trace: TemplateTrace, fields: list[Any] | None = None) -> li
     return [paint for part in _paint_parts(trace, fields) for paint in part]
 
 
-def _paint_parts(trace: TemplateTrace, fields: list[Any] | None = None) -> list[list[Paint]]:
-    """template_paints, one list per region, then one of the dropped text."""
+def _paint_parts(trace: TemplateTrace, fields: list[Any] | None = None) -> list[list[tuple]]:
+    """template_paints, one list per region, then one of the dropped text. Plain tuples: a 2 MB
+    output has ~50,000 of them, and a NamedTuple costs several times as much to make."""
     fields = field_names(trace) if fields is None else fields
     index = {name: i for i, name in enumerate(fields)}
     emptied = {i for e in trace.emptied for i in e.regions}
@@ -50,29 +53,29 @@ def _paint_parts(trace: TemplateTrace, fields: list[Any] | None = None) -> list[
         paints: list[Paint] = []
         parts.append(paints)
         if region.open is not None:
-            paints.append(Paint(*region.open.span, field, DELIMITER))
-            paints.extend(Paint(*g.span, field, CAPTURE) for g in region.open.groups if isinstance(g.name, str) and g.span)
-        paints.append(Paint(*region.body, field, BODY_ALT if nth % 2 else BODY))
+            paints.append((*region.open.span, field, DELIMITER))
+            paints.extend((*g.span, field, CAPTURE) for g in region.open.groups if isinstance(g.name, str) and g.span)
+        paints.append((*region.body, field, BODY_ALT if nth % 2 else BODY))
         if region.close is not None:
-            paints.append(Paint(*region.close.span, field, DELIMITER))
+            paints.append((*region.close.span, field, DELIMITER))
         if region.overwritten_by is not None:
-            paints.append(Paint(*region.body, field, OVERWRITTEN))
+            paints.append((*region.body, field, OVERWRITTEN))
         if region.index in emptied:
-            paints.append(Paint(*region.span, field, EMPTIED))
+            paints.append((*region.span, field, EMPTIED))
         if region.left_open:
             if region.open is not None:
-                paints.append(Paint(*region.open.span, field, LEFT_OPEN))
+                paints.append((*region.open.span, field, LEFT_OPEN))
             end = region.body[1]
             if end > region.body[0] and region.index not in emptied:  # the last character: where the closer was due
-                paints.append(Paint(end - 1, end, field, LEFT_OPEN))
+                paints.append((end - 1, end, field, LEFT_OPEN))
     paints = []
     parts.append(paints)
     implicit = index.get(trace.template.implicit, NO_FIELD) if trace.template is not None else NO_FIELD
     for d in trace.dropped:
         if d.reason == EMPTY_CLOSER:  # the implicit field's closer with nothing to close: a delimiter, not lost text
-            paints.append(Paint(*d.span, implicit, DELIMITER))
+            paints.append((*d.span, implicit, DELIMITER))
         else:
-            paints.append(Paint(*d.span, NO_FIELD, DROPPED))
+            paints.append((*d.span, NO_FIELD, DROPPED))
     return parts
 
 
@@ -81,22 +84,42 @@ def _flattened(trace: TemplateTrace, fields: list[Any]) -> list[Paint]:
     in the text, so their runs join in one pass, and only the dropped text is merged over them
     (a sweep of a 2 MB output's ~20,000 paints at once costs twice as much)."""
     parts = _paint_parts(trace, fields)
-    swept = [sweep(paints, i) for i, paints in enumerate(parts)]
+    swept = [_swept(paints, i) for i, paints in enumerate(parts)]
     return merge([merge_keyed(swept[:-1]), swept[-1]])
+
+
+def _swept(paints: list[tuple], part: int) -> list[tuple]:
+    """``sweep(paints, part)``; most regions are an opener, a body and a closer one after another,
+    whose sweep is the paints themselves (keyed as sweep keys them), so they skip the heap."""
+    end = -1
+    for start, stop, _, _ in paints:
+        if start < end:
+            return sweep(paints, part)
+        end = stop
+    return [(start, stop, field, kind, (RANK[kind], start, -stop, part, order))
+            for order, (start, stop, field, kind) in enumerate(paints) if stop > start]
 
 
 def split_runs(trace: TemplateTrace, runs: list[Paint]) -> tuple[list[tuple], list[tuple]]:
     """Disjoint runs in buffer offsets cut into (output runs, in output offsets; prompt runs, in
     offsets of the whole prompt). Plain tuples: they cross to the UI process by the thousand."""
     cut, shift = trace.output_start, trace.prefix_tail_start
-    output: list[tuple] = []
-    prompt: list[tuple] = []
-    for start, end, field, kind in runs:
-        if start < cut:
-            prompt.append((start + shift, min(end, cut) + shift, field, kind))
-        if end > cut:
-            output.append((max(start, cut) - cut, end - cut, field, kind))
+    # The runs are sorted and disjoint: only those before the first run past ``cut`` touch the
+    # prompt, and a 2 MB output's tens of thousands after it need shifting only (or not at all).
+    first = bisect.bisect_right(runs, cut, key=_end)
+    prompt = [(start + shift, min(end, cut) + shift, field, kind) for start, end, field, kind in runs[:first]]
+    if first < len(runs) and runs[first][0] < cut:  # the run across the cut
+        start, end, field, kind = runs[first]
+        prompt.append((start + shift, cut + shift, field, kind))
+    rest = runs[first:]
+    if cut == 0:
+        output = list(map(tuple, rest))
+    else:
+        output = [(max(start, cut) - cut, end - cut, field, kind) for start, end, field, kind in rest]
     return output, prompt
+
+
+_end = itemgetter(1)
 
 
 def template_runs(trace: TemplateTrace) -> tuple[list[Any], list[tuple], list[tuple]]:

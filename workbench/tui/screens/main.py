@@ -80,7 +80,7 @@ class WorkbenchScreen(Screen):
     ]
 
     def __init__(self, document: SchemaDocument, samples: list[Sample], start: int = 0, tools: Any = None,
-                 runtime: Release = NEWEST) -> None:
+                 runtime: Release = NEWEST, client: AnalysisClient | None = None) -> None:
         super().__init__()
         self.document = document
         self.samples = samples
@@ -98,7 +98,7 @@ class WorkbenchScreen(Screen):
         self._last_edit = 0.0
         self._debounce = None
         self.latencies: list[float] = []  # seconds from an edit to its tree on screen
-        self.client = AnalysisClient()
+        self.client = client if client is not None else AnalysisClient()
         self._notice: str | None = None
         self._last_find = ""
 
