@@ -158,3 +158,50 @@ def test_the_pythonic_draft_reads_as_transformers_5_24_does(python_call_list):
         for r in probes:
             got = oracle.parse_response(r["output"], report["template"], r["prompt"])
             assert got[0] == ("error" if r["error"] else "value") and (r["error"] or got[1] == r["parsed"]), (r["probe"], got)
+
+
+# Templates that reject a message for its shape (tests/chat_templates/shapes/): the draft renders
+# them in the shape they expect, says so, and is a success only when every probe rendered and came back.
+SHAPES = CHAT / "shapes"
+
+
+@pytest.mark.parametrize("chat, convention", [
+    ("content_beside_calls", 'content "" beside tool_calls'), ("string_arguments", "arguments as a JSON string"),
+])
+def test_a_template_that_needs_a_shape_for_calls_is_drafted_with_its_calls(chat, convention):
+    result = run("--chat-template", SHAPES / f"{chat}.jinja", "--json")
+    report = json.loads(result.stdout)
+    assert result.exit_code == 0 and "tool_calls" in report["template"]["fields"] and "tool_calls" in report["schema"]["properties"]
+    assert any(convention in f for f in report["findings"]), report["findings"]
+    calls = [r for r in report["roundtrip"] if r["probe"] == "one_call"][0]
+    assert calls["rendered"] and calls["differences"] == []
+
+
+def test_a_bare_template_using_special_tokens_is_drafted_with_defaults():
+    result = run("--chat-template", SHAPES / "bare_tokens.jinja", "--json")
+    report = json.loads(result.stdout)
+    assert result.exit_code == 0 and any("default special tokens" in f for f in report["findings"])
+    assert report["template"]["fields"]["content"]["close_pattern"].startswith(r"<\|im_end\|></s>")
+
+
+def test_call_ids_of_the_checked_form_let_the_draft_read_the_calls():
+    report = json.loads(run("--chat-template", SHAPES / "call_ids.jinja", "--json").stdout)
+    assert "tool_calls" in report["template"]["fields"]
+    assert [r["conventions"] for r in report["roundtrip"] if r["probe"] == "one_call"] == [["call_ids"]]
+
+
+def test_a_template_that_renders_nothing_is_unusable_and_nothing_is_written(tmp_path):
+    out = tmp_path / "draft.template.json"
+    result = run("--chat-template", SHAPES / "raises_always.jinja", "-o", out)
+    assert result.exit_code == 2 and result.stdout == "" and "line 3" in result.stderr and not out.exists()
+
+
+def test_a_draft_whose_call_probes_do_not_render_is_not_a_success(tmp_path):
+    chat = tmp_path / "no_calls.jinja"
+    chat.write_text("{% for m in messages %}{% if m.tool_calls is defined %}{{ raise_exception('no tool calls here') }}{% endif %}"
+                    "<|{{ m.role }}|>{{ m.content }}\n{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}", encoding="utf-8")
+    result = run("--chat-template", chat, "--json")
+    report = json.loads(result.stdout)
+    assert result.exit_code == 1 and "tool_calls" not in report["template"]["fields"]
+    assert "not a success: the tool-call probes one_call" in result.stderr
+    assert {r["probe"] for r in report["roundtrip"] if not r["rendered"]} == {"one_call", "parallel_calls", "empty_arguments", "reasoning_answer_call"}

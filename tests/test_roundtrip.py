@@ -193,3 +193,87 @@ async def test_the_tuis_sample_bar_gives_each_probe_its_verdict(tmp_path):
         assert set(verdicts) == set(PROBES), verdicts
         assert {name for name, status in verdicts.items() if status == DIFFERS} == wrong, verdicts
         assert all(status in (MATCHES, DIFFERS) for status in verdicts.values())
+
+
+# Templates that reject a probe for its shape (tests/chat_templates/shapes/): each probe is retried in
+# the shapes real templates expect, and the convention that made it render is reported.
+SHAPES = CHAT / "shapes"
+
+
+def report_of(chat: Path, *parser) -> tuple[int, list[dict]]:
+    result = run("--chat-template", chat, *parser, "--json")
+    return result.exit_code, json.loads(result.stdout)
+
+
+def by_probe(report: list[dict]) -> dict[str, dict]:
+    return {r["probe"]: r for r in report}
+
+
+def test_a_template_that_needs_content_beside_calls_gets_an_empty_one():
+    code, report = report_of(SHAPES / "content_beside_calls.jinja", "--template", ROOT / "schemas" / "qwen3.template.json")
+    probes = by_probe(report)
+    assert code == 0 and all(r["rendered"] for r in report)
+    assert probes["plain_answer"]["conventions"] == [] and probes["plain_answer"]["rendered_as"] is None
+    assert probes["one_call"]["conventions"] == ["content_beside_calls"] and probes["one_call"]["rendered_as"]["content"] == ""
+    assert probes["one_call"]["differences"] == []
+    table = run("--chat-template", SHAPES / "content_beside_calls.jinja", "--template", ROOT / "schemas" / "qwen3.template.json")
+    assert 'rendered with content "" beside tool_calls' in table.stdout
+
+
+def test_arguments_concatenated_as_a_string_render_as_one_and_compare_as_the_object(tmp_path):
+    from workbench.check import check
+
+    args = ("--chat-template", SHAPES / "string_arguments.jinja", "--template", ROOT / "schemas" / "qwen3.template.json")
+    code, report = report_of(*args[1:])
+    call = by_probe(report)["one_call"]
+    assert code == 0 and call["conventions"] == ["string_arguments"] and call["differences"] == []
+    assert isinstance(call["rendered_as"]["tool_calls"][0]["function"]["arguments"], str)
+    assert call["parsed"]["tool_calls"][0]["function"]["arguments"] == PROBES["one_call"]["tool_calls"][0]["function"]["arguments"]
+    # the samples written keep the object as the golden, and check judges them as the round trip does
+    family = tmp_path / "samples" / "qwen3"
+    assert run(*args, "--write-samples", family).exit_code == 0
+    golden = json.loads((family / "one_call.template.expected.json").read_text(encoding="utf-8"))
+    assert golden["tool_calls"][0]["function"]["arguments"] == PROBES["one_call"]["tool_calls"][0]["function"]["arguments"]
+    results = [r for r in check(ROOT / "schemas", tmp_path / "samples", families=["qwen3"]) if r.format == "response_template"]
+    assert results and all(r.ok for r in results), results
+
+
+def test_call_ids_of_the_checked_form_are_given_and_come_back():
+    code, report = report_of(SHAPES / "call_ids.jinja", "--template", ROOT / "schemas" / "mistral.template.json")
+    probes = by_probe(report)
+    assert code == 0, [r["differences"] for r in report]
+    for name in ("one_call", "parallel_calls", "empty_arguments"):
+        assert probes[name]["conventions"] == ["call_ids"]
+        ids = [c["id"] for c in probes[name]["rendered_as"]["tool_calls"]]
+        assert all(len(i) == 9 and i.isalnum() for i in ids) and len(set(ids)) == len(ids)
+        assert [c["id"] for c in probes[name]["parsed"]["tool_calls"]] == ids  # the template writes them: they must come back
+        assert probes[name]["differences"] == []
+
+
+def test_a_bare_template_using_bos_and_eos_tokens_renders_with_defaults(tmp_path):
+    parser = tmp_path / "bare.template.json"
+    parser.write_text(json.dumps({"version": 1, "defaults": {"role": "assistant"}, "start_anchor": "<|im_start|>assistant\n",
+                                  "fields": {"content": {"close_pattern": r"<\|im_end\|></s>\s*", "content": "text"}}}), encoding="utf-8")
+    code, report = report_of(SHAPES / "bare_tokens.jinja", "--template", parser)
+    answer = by_probe(report)["plain_answer"]
+    assert code == 0 and answer["conventions"] == ["special_tokens"] and answer["differences"] == []
+    assert answer["prompt"].startswith("<s>") and answer["output"].endswith("<|im_end|></s>\n")
+
+
+def test_a_template_that_renders_no_probe_is_unusable_input():
+    result = run("--chat-template", SHAPES / "raises_always.jinja", "--template", ROOT / "schemas" / "qwen3.template.json", "--json")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "renders none of the probe messages" in result.stderr and "line 3" in result.stderr
+
+
+def test_a_probe_that_renders_in_no_shape_is_named_and_fails_the_run(tmp_path):
+    chat = tmp_path / "no_calls.jinja"
+    chat.write_text("{% for m in messages %}{% if m.tool_calls is defined %}{{ raise_exception('no tool calls here') }}{% endif %}"
+                    "<|{{ m.role }}|>{{ m.content }}\n{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}", encoding="utf-8")
+    code, report = report_of(chat, "--template", ROOT / "schemas" / "qwen3.template.json")
+    call = by_probe(report)["one_call"]
+    assert code == 1 and not call["rendered"] and call["output"] is None
+    note = call["differences"][0]["note"]
+    assert call["differences"][0]["kind"] == CANNOT_RENDER and "line 1" in note and "no tool calls here" in note and '"search_docs"' in note
+    table = run("--chat-template", chat, "--template", ROOT / "schemas" / "qwen3.template.json")
+    assert table.exit_code == 1 and "4 of 7 probes could not be rendered" in table.stdout

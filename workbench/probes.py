@@ -98,7 +98,7 @@ def probe_files(folder: Path, results: list[ProbeResult], fmt: str) -> list[tupl
             (folder / f"{result.name}.prompt.txt", result.prompt or ""),
             (sample.expected_value_path(fmt), dump_json(golden(result))),
         ]
-    rendered = {r.name: r.message for r in results if r.output is not None}
+    rendered = {r.name: r.seen for r in results if r.output is not None}  # the probe as the template saw it
     if rendered:  # so the sample bar and `check` judge these samples as the round trip does
         files.append((folder / PROBES, dump_json(read_probes(folder) | rendered if folder.is_dir() else rendered)))
     return files

@@ -2,8 +2,10 @@
 chat template by differential analysis (``workbench.engine.chat_template.draft``), each checked at
 once by the round trip.
 
-Exit codes: 0 drafted and every probe comes back through both; 1 drafted, but some probe does not
-(the tables say which, and the draft says what it guessed); 2 the input is unusable.
+Exit codes, as ``roundtrip``'s: 0 drafted, and every probe rendered and came back through both; 1
+drafted, but some probe does not come back or could not be rendered, or the draft has no
+``tool_calls`` field while the template renders calls (the tables and a sentence say which, and the
+draft says what it guessed); 2 the input is unusable (a chat template that renders no probe at all is).
 """
 
 from __future__ import annotations
@@ -17,12 +19,12 @@ from ..chat_template_files import load_chat_template
 from ..formats import CannotRun, format_of
 from ..engine.chat_template import ChatTemplateError, RenderBudget
 from ..engine.chat_template.draft import draft as draft_template
-from ..engine.chat_template.roundtrip import roundtrip
+from ..engine.chat_template.roundtrip import ProbeResult, roundtrip, unusable
 from ..files import InputError, WriteError, atomic_write_all, check_outputs, dump_json
 from ..formats.runtime_choice import template_runtime
 from ..probes import sandboxed, template_file, template_variables
-from .output import FAILED, OK, UNUSABLE, ProgressLine, emit_json, emit_text, render_budget, render_timeout_option, runtime_option, say, stop
-from .roundtrip import report_dict, report_table
+from .output import FAILED, UNUSABLE, ProgressLine, emit_json, emit_text, render_budget, render_timeout_option, runtime_option, say, stop
+from .roundtrip import exit_code, report_dict, report_table
 
 
 def draft(
@@ -59,6 +61,9 @@ def draft(
                 raise InputError(f"{template_file(model, name)}: the drafted template is one transformers {chosen} would not load "
                                  f"({exc}); nothing written") from None
             through_schema = roundtrip(renderer, format_of(found.schema).runner(found.schema))
+        why = unusable(through_template)
+        if why is not None:
+            raise InputError(f"{template_file(model, name)}: {why}; nothing written")
         check_outputs([path for path, _ in targets], model.files, force)
         notices = atomic_write_all([(path, dump_json(found.template if what == "template" else found.schema)) for path, what in targets])
     except (InputError, WriteError, OSError) as exc:
@@ -77,4 +82,22 @@ def draft(
         say(f"wrote {path}")
     for notice in notices:
         say(f"note: {notice}")
-    raise typer.Exit(FAILED if any(r.parser_wrong for r in through_template + through_schema) else OK)
+    shortfalls = missing_fields(found.template, through_template)
+    for sentence in shortfalls:
+        say(f"not a success: {sentence}")
+    raise typer.Exit(FAILED if shortfalls else exit_code(through_template + through_schema))
+
+
+def missing_fields(template: dict, results: list[ProbeResult]) -> list[str]:
+    """What keeps a draft from being a success even where no probe came back wrong: calls the
+    template has that the draft cannot read or the probes could not render."""
+    calls = [r for r in results if r.message.get("tool_calls")]
+    said = []
+    unrendered = [r.name for r in calls if r.unrendered]
+    if unrendered:
+        said.append(f"the tool-call probes {', '.join(unrendered)} could not be rendered, so the calls were not checked")
+    shown = [r.name for r in calls if r.output is not None
+             and any(call["function"]["name"] in r.output for call in r.seen["tool_calls"])]
+    if "tool_calls" not in template.get("fields", {}) and shown:
+        said.append("the draft has no tool_calls field, but the template renders tool calls")
+    return said

@@ -2,8 +2,9 @@
 the assistant wrote with a response schema or template, and classify every difference.
 
 The work is the engine's (``workbench.engine.chat_template.roundtrip``) and ``workbench.probes``;
-this module reads the files and prints. Exit codes: 0 no difference is the parser's fault; 1 some
-is; 2 the input is unusable.
+this module reads the files and prints. Exit codes: 0 every probe rendered and no difference is the
+parser's fault; 1 some is, or some probe could not be rendered (nothing was checked on it); 2 the
+input is unusable (a chat template that renders no probe at all is).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from rich.text import Text
 from ..chat_template_files import load_chat_template
 from ..engine.chat_template import RenderBudget
 from ..formats import format_of
-from ..engine.chat_template.roundtrip import WHY, ProbeResult
+from ..engine.chat_template.roundtrip import CONVENTIONS, WHY, ProbeResult, unusable
 from ..engine.preview import preview
 from ..engine.visible import visible
 from ..files import InputError, WriteError, load_schema
@@ -56,6 +57,9 @@ def roundtrip(
         variables, budget = template_variables(variable), render_budget(render_timeout)
         with ProgressLine(f"rendering {template_file(model, name)}: ") as progress:
             results = run_probes(model, name, parse, variables, budget, progress)
+        why = unusable(results)
+        if why is not None:
+            raise InputError(f"{template_file(model, name)}: {why}")
         if write_samples is not None:
             notices: list[str] = []
             count = write_probe_samples(write_samples, results, fmt, force, inputs=[*model.files, parser_path], notices=notices)
@@ -68,13 +72,20 @@ def roundtrip(
         emit_json([report_dict(r) for r in results])
     else:
         emit_text(report_table(results))
-    raise typer.Exit(FAILED if any(r.parser_wrong for r in results) else OK)
+    raise typer.Exit(exit_code(results))
+
+
+def exit_code(results: list[ProbeResult]) -> int:
+    """0 only when every probe rendered and none came back wrong (shared with ``draft``)."""
+    return FAILED if any(r.parser_wrong or r.unrendered for r in results) else OK
 
 
 def report_dict(result: ProbeResult) -> dict:
     return {
         "probe": result.name, "message": result.message, "prompt": result.prompt, "output": result.output,
         "parsed": result.parsed, "error": result.error,
+        # the shapes that made the probe render (CONVENTIONS), and the message as the template saw it
+        "conventions": list(result.conventions), "rendered_as": result.rendered, "rendered": not result.unrendered,
         "differences": [{"kind": d.kind, "why": WHY[d.kind], "path": d.path, "expected": d.expected, "got": d.got, "note": d.note}
                         for d in result.differences],
     }
@@ -86,8 +97,10 @@ def report_table(results: list[ProbeResult]) -> str:
         lines = [f"{WHY[d.kind]}: {d.path or '/'}" + (f" expected {preview(d.expected)}, got {preview(d.got)}" if d.path else "")
                  + (f" ({d.note})" if d.note else "") for d in r.differences]
         # Text, not markup: a template's error or a probe's value may hold "[/]" or "[link=…]".
-        table.add_row(Text(visible(r.name)), Text(r.verdict), Text(visible("\n".join(lines), keep_newlines=True)))
+        verdict = r.verdict + "".join(f"\nrendered with {CONVENTIONS[c]}" for c in r.conventions)
+        table.add_row(Text(visible(r.name)), Text(verdict), Text(visible("\n".join(lines), keep_newlines=True)))
     console = Console(record=True, width=160, file=io.StringIO())  # rendered to text, printed by emit
     console.print(table)
-    wrong = sum(r.parser_wrong for r in results)
-    return console.export_text() + (f"{wrong} of {len(results)} probes: the parser is wrong\n" if wrong else f"{len(results)} probes: no difference is the parser's fault\n")
+    wrong, unrendered = sum(r.parser_wrong for r in results), sum(r.unrendered for r in results)
+    return console.export_text() + (f"{wrong} of {len(results)} probes: the parser is wrong\n" if wrong else f"{len(results)} probes: no difference is the parser's fault\n") + (
+        f"{unrendered} of {len(results)} probes could not be rendered in any shape tried: nothing was checked on them\n" if unrendered else "")

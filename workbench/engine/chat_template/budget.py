@@ -96,8 +96,12 @@ class ChatRenderer:
         compile_chat_template(self.source)
 
     def render(self, messages: list[dict], *, tools: list[dict] | None = None, documents: list[dict] | None = None,
-               add_generation_prompt: bool = False) -> str:
+               add_generation_prompt: bool = False, defaults: dict[str, str] | None = None) -> str:
+        """The render; ``defaults`` are variables for names the renderer does not set (special
+        tokens a bare ``.jinja`` has no folder for)."""
         request = {"messages": messages, "tools": tools, "documents": documents, "add_generation_prompt": add_generation_prompt}
+        if defaults:
+            request["defaults"] = defaults
         key = json.dumps(request, ensure_ascii=False, default=repr)  # key order kept: a template may iterate a dict
         if key not in self._memo:
             self.renders += 1
@@ -113,7 +117,9 @@ class ChatRenderer:
         return value
 
     def _render(self, request: dict) -> str:
-        return render_compiled(compile_chat_template(self.source), variables=self.variables, **request)
+        request = dict(request)
+        variables = {**request.pop("defaults", {}), **self.variables}
+        return render_compiled(compile_chat_template(self.source), variables=variables, **request)
 
     def close(self) -> None:
         pass
@@ -284,6 +290,8 @@ def _answer(request: tuple, source: str, variables: dict[str, Any], budget: Rend
         template = compile_chat_template(source)
         if what == "compile":
             return ("value", None)
+        arguments = dict(arguments)
+        variables = {**arguments.pop("defaults", {}), **variables}  # the renderer's own win over defaults
         return ("value", render_compiled(template, variables=variables, max_chars=budget.max_chars, **arguments))
     except ChatTemplateError as exc:
         return ("error", (exc.message, exc.line))

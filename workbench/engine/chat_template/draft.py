@@ -27,7 +27,7 @@ from typing import Any
 
 from .budget import ChatRenderer, renderer_for
 from .render import ChatTemplateError
-from .roundtrip import USER_TURN, tools_for
+from .roundtrip import CONVENTIONS, SPECIAL_TOKENS, USER_TURN, adapt, missing_tokens, shape_attempts, tools_for
 
 CONTENT, REASONING = "Qz7answer", "Qz7reasoning"
 NEWEST_RUNTIME = "5.24"  # the release a draft targets unless told (``runtime``)
@@ -79,12 +79,36 @@ def draft(template: str | ChatRenderer, *, special_tokens: dict[str, str] | None
     result = Draft()
     renderer = renderer_for(template, special_tokens, {**(variables or {}), **kwargs})
     renderer.status = "the draft's conversations"
+    defaults: dict[str, str] | None = None  # the default special tokens, once the template needs them
+    used: list[str] = []  # the conventions an assistant message needed to render
 
     def render(messages: list[dict], tools: list | None = None, gen: bool = False) -> str:
-        return renderer.render(messages, tools=tools, add_generation_prompt=gen)
+        try:
+            return renderer.render(messages, tools=tools, add_generation_prompt=gen, defaults=defaults)
+        except ChatTemplateError as first:
+            last = messages[-1]
+            # calls rejected for their shape: retried as the round trip retries its probes
+            for conventions in shape_attempts(last, renderer, tokens=False)[1:] if last.get("role") == "assistant" else []:
+                try:
+                    text = renderer.render([*messages[:-1], adapt(last, conventions)], tools=tools, add_generation_prompt=gen,
+                                           defaults=defaults)
+                except ChatTemplateError:
+                    continue
+                used.extend(c for c in conventions if c not in used)
+                return text
+            raise first
 
-    base, prompt = render([USER_TURN]), render([USER_TURN], gen=True)
-    answer = render([USER_TURN, {"role": "assistant", "content": CONTENT}])
+    def opening() -> tuple[str, str, str]:
+        return render([USER_TURN]), render([USER_TURN], gen=True), render([USER_TURN, {"role": "assistant", "content": CONTENT}])
+
+    try:
+        base, prompt, answer = opening()
+    except ChatTemplateError:
+        if not missing_tokens(renderer):
+            raise
+        defaults = missing_tokens(renderer)  # a bare .jinja has no folder to give it bos_token, eos_token, …
+        base, prompt, answer = opening()  # still failing: the template's own error
+        used.append(SPECIAL_TOKENS)
     if not (prompt.startswith(base) and answer.startswith(base)):
         result.guesses.append("the history is not a prefix of the generation prompt: the anchor is the generation prompt's last line")
     tail = prompt[len(os.path.commonprefix([base, prompt])):]
@@ -123,6 +147,8 @@ def draft(template: str | ChatRenderer, *, special_tokens: dict[str, str] | None
         result.content_open = ""
     _calls(render, result, target)
     _content_beside_calls(render, result)
+    for convention in used:
+        result.findings.append(f"the template renders only with {CONVENTIONS[convention]}: drafted from renders in that shape")
     result.template = _template(result)
     result.schema = _schema(result)
     return result
