@@ -89,15 +89,30 @@ def _flattened(trace: TemplateTrace, fields: list[Any]) -> list[Paint]:
 
 
 def _swept(paints: list[tuple], part: int) -> list[tuple]:
-    """``sweep(paints, part)``; most regions are an opener, a body and a closer one after another,
-    whose sweep is the paints themselves (keyed as sweep keys them), so they skip the heap."""
-    end = -1
-    for start, stop, _, _ in paints:
+    """``sweep(paints, part)`` for the usual region, keyed as sweep keys its runs: paints one after
+    another, an opener's named groups drawn over it. Anything else is swept (a 2 MB output has
+    thousands of regions; the heap costs most of their colouring)."""
+    out: list[tuple] = []
+    n, i, end = len(paints), 0, -1
+    while i < n:
+        start, stop, field, kind = paints[i]
         if start < end:
             return sweep(paints, part)
-        end = stop
-    return [(start, stop, field, kind, (RANK[kind], start, -stop, part, order))
-            for order, (start, stop, field, kind) in enumerate(paints) if stop > start]
+        key, at, j = (RANK[kind], start, -stop, part, i), start, i + 1
+        while j < n and paints[j][3] == CAPTURE and start <= paints[j][0] and paints[j][1] <= stop:
+            cs, ce, cf, ck = paints[j]
+            if ce > cs:
+                if cs < at:
+                    return sweep(paints, part)  # groups that overlap each other
+                if cs > at:
+                    out.append((at, cs, field, kind, key))
+                out.append((cs, ce, cf, ck, (RANK[ck], cs, -ce, part, j)))
+                at = ce
+            j += 1
+        if stop > at:
+            out.append((at, stop, field, kind, key))
+        end, i = stop, j
+    return out
 
 
 def split_runs(trace: TemplateTrace, runs: list[Paint]) -> tuple[list[tuple], list[tuple]]:
