@@ -69,12 +69,60 @@ def sweep(paints: Iterable[tuple], part: int = 0) -> list[tuple]:
     """flatten's work, keeping with each run the key of the paint that won it, so that swept
     parts can be merged later (merge) as if swept together; ``part`` orders paints of different
     parts as their concatenation would."""
+    items = [(start, end, field, kind, (RANK[kind], start, -end, part, order))
+             for order, (start, end, field, kind) in enumerate(paints) if end > start]
+    return _nested_sweep(items) or _heap_sweep(items)
+
+
+def _nested_sweep(items: list[tuple]) -> list[tuple] | None:
+    """The sweep of paints that nest (a match holds its groups, an item its values: the usual
+    case), with a stack whose entries keep the best key of all beneath them: linear after the
+    sort, where the heap's bookkeeping costs most of the time. None when two paints cross."""
+    items.sort(key=_outer_first)
+    runs: list[tuple] = []
+    stack: list[tuple] = []  # (end, best key, field, kind) of the paints covering ``position``
+    position = 0
+
+    def emit(start: int, stop: int) -> None:
+        _, key, field, kind = stack[-1]
+        if runs and runs[-1][1] == start and runs[-1][4] == key:
+            runs[-1] = (runs[-1][0], stop, field, kind, key)
+        else:
+            runs.append((start, stop, field, kind, key))
+
+    for start, end, field, kind, key in items:
+        while stack and stack[-1][0] <= start:
+            if position < stack[-1][0]:
+                emit(position, stack[-1][0])
+                position = stack[-1][0]
+            stack.pop()
+        if stack:
+            if end > stack[-1][0]:
+                return None  # it crosses the paint it starts in
+            if position < start:
+                emit(position, start)
+            below = stack[-1]
+            stack.append((end, key, field, kind) if key > below[1] else (end, below[1], below[2], below[3]))
+        else:
+            stack.append((end, key, field, kind))
+        position = start
+    while stack:
+        if position < stack[-1][0]:
+            emit(position, stack[-1][0])
+            position = stack[-1][0]
+        stack.pop()
+    return runs
+
+
+def _outer_first(item: tuple) -> tuple:
+    return item[0], -item[1]
+
+
+def _heap_sweep(items: list[tuple]) -> list[tuple]:
     events = []
-    for order, (start, end, field, kind) in enumerate(paints):
-        if end > start:
-            key = (RANK[kind], start, -end, part, order)
-            events.append((start, 1, key, (field, kind)))
-            events.append((end, 0, key, None))
+    for start, end, field, kind, key in items:
+        events.append((start, 1, key, (field, kind)))
+        events.append((end, 0, key, None))
     events.sort(key=lambda e: (e[0], e[1]))
     runs: list[tuple] = []
     active: list = []  # max-heap by key, lazily pruned

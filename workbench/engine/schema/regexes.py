@@ -113,9 +113,16 @@ def sub_matches(pattern: object, repl: object, text: str) -> tuple[str, list]:
         return text, []  # as in subn: the usual case, without the closure and sub
     found: list = []
 
-    def replace(m) -> str:
-        found.append(m)
-        return m.expand(repl)
+    # A template without a backslash (no escape, no group reference) expands to itself; expand
+    # would parse it again at every match.
+    if "\\" not in repl:
+        def replace(m) -> str:
+            found.append(m)
+            return repl
+    else:
+        def replace(m) -> str:
+            found.append(m)
+            return m.expand(repl)
 
     return compiled.sub(replace, text), found
 
