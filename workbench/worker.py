@@ -42,7 +42,7 @@ from multiprocessing.connection import Connection
 from typing import Any, Callable
 
 from .analysis import analyze
-from .formats import Analysis, format_of_text, interrupt
+from .formats import Analysis, Format, format_of_text, interrupt
 from .formats.remote_tree import Held, hold, is_large
 from .formats.wire import NodeTable, dump, load
 from .samples import Sample, Verdict, judge_with, verdict_of
@@ -254,6 +254,8 @@ def _serve_requests(conn) -> None:  # pragma: no cover - runs in the child proce
     gc.disable()
     while True:
         if not pending:
+            if not conn.poll(0):
+                _idle(kept)
             if not conn.poll(IDLE_COLLECT):
                 gc.collect()
             take(conn.recv())
@@ -300,6 +302,16 @@ def _serve_requests(conn) -> None:  # pragma: no cover - runs in the child proce
             continue
         except Exception:
             _send(conn, Crashed(request.generation, traceback.format_exc()), table)
+
+
+def _idle(kept: dict[str, dict]) -> None:
+    """What the formats left for a pause (a cache the first run on a long output did not fill):
+    a request that comes meanwhile cuts it short, as it cuts a parse."""
+    for state in kept.values():
+        try:
+            Format.idle(state)
+        except Exception:  # noqa: BLE001 - only a head start for later runs; they do the work anyway
+            pass
 
 
 def _send(conn, message: Reply, table: NodeTable) -> None:

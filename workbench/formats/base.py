@@ -171,6 +171,14 @@ class Format(ABC):
         """How deep the tree pane opens a tree of ``nodes`` nodes (counted up to 401)."""
         return 6 if nodes <= 400 else 0
 
+    @staticmethod
+    def idle(kept: dict) -> None:
+        """Work a format left for when the analysis process waits (``kept`` as ``analyze`` got it):
+        run at most once; a newer request may interrupt it."""
+        later = kept.pop("idle", None)
+        if later is not None:
+            later()
+
     def interrupt(self) -> None:
         """Cut short this format's parse on the main thread, if its engine has a way to (called
         from a signal handler)."""

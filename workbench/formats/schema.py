@@ -29,6 +29,16 @@ from .runtime_choice import schema_runtime
 REMEDY = "export a response_template too ('workbench migrate' drafts one from the schema)"
 
 
+FIRST_RUN_UNCACHED = 500_000  # characters of output from which a first run leaves the cache for later
+
+
+def _filling(output: str, schema: Any, time_limit: float, cache: SubtreeCache, memo: SubtreeMemo) -> Callable[[], None]:
+    """The trace the first run left out, filling the cache (and the colours kept per subtree)."""
+    def fill() -> None:
+        memo.runs(trace(output, schema, time_limit=time_limit, cache=cache))
+    return fill
+
+
 class SchemaFormat(Format):
     name = SCHEMA
     noun = "schema"
@@ -96,6 +106,13 @@ class SchemaFormat(Format):
             return
         if cache is None and kept is not None:  # what earlier runs on this sample left
             cache, memo = kept.setdefault("cache", SubtreeCache()), kept.setdefault("memo", SubtreeMemo())
+            if "seen" not in kept and len(output) >= FIRST_RUN_UNCACHED:
+                # The first run on a long output: filling the cache costs a third of its trace and
+                # the user waits for the first paint, so the cache is filled after the reply,
+                # while the process waits (``idle``). Later runs fill it as they go.
+                kept["idle"] = _filling(output, result.schema, time_limit, cache, memo)
+                cache = None
+            kept["seen"] = True
         result.trace = trace(output, result.schema, time_limit=time_limit, cache=cache)
         if traced is not None:
             traced()

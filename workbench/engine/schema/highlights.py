@@ -20,11 +20,13 @@ _STAGE = {
 }
 
 
-def node_paints(node: TraceNode, field: int, alt: bool = False) -> Iterable[Paint]:
+def node_paints(node: TraceNode, field: int, alt: bool = False) -> Iterable[tuple]:
     """What one trace node contributes: the slice it was handed, its matches and their groups.
-    ``alt``: the node lies inside an odd iterator match, so its value takes the other shade."""
+    ``alt``: the node lies inside an odd iterator match, so its value takes the other shade.
+    Plain (start, end, field, kind) tuples: a 2 MB trace has ~200,000, and a Paint costs several
+    times as much to make."""
     if node.input_kind == RAW and node.via is not None and node.span is not None:
-        yield Paint(*node.span, field, VALUE_ALT if alt else VALUE)
+        yield (*node.span, field, VALUE_ALT if alt else VALUE)
     found = node.found
     if found and type(found[0]) is not tuple:  # RegexMatch objects (a node that crossed to the UI)
         found = [(m.key, m.index, m) for m in found]
@@ -34,10 +36,10 @@ def node_paints(node: TraceNode, field: int, alt: bool = False) -> Iterable[Pain
             if m.span is None:
                 continue
             match_kind, group_kind = _STAGE[key][key == "x-regex-iterator" and index % 2 == 1]
-            yield Paint(*m.span, field, match_kind)
+            yield (*m.span, field, match_kind)
             for g in m.groups:
                 if g.span is not None:
-                    yield Paint(*g.span, field, group_kind)
+                    yield (*g.span, field, group_kind)
             continue
         # (key, index, re match, base, substitution), as the trace found it: the paints of
         # build_match's RegexMatch, without building it (a 2 MB output has ~100,000 of them).
@@ -46,11 +48,11 @@ def node_paints(node: TraceNode, field: int, alt: bool = False) -> Iterable[Pain
             continue
         match_kind, group_kind = _STAGE[key][key == "x-regex-iterator" and index % 2 == 1]
         start, end = m.span()
-        yield Paint(base + start, base + end, field, match_kind)
+        yield (base + start, base + end, field, match_kind)
         for i in range(1, m.re.groups + 1):
             start, end = m.span(i)
             if start >= 0:
-                yield Paint(base + start, base + end, field, group_kind)
+                yield (base + start, base + end, field, group_kind)
 
 
 def field_names(root: TraceNode) -> list[str]:
