@@ -8,7 +8,6 @@ import json
 import re
 from typing import Any
 
-from ..engine.export import version_note
 from ..engine.formats import format_of as _format_name
 from ..engine.schema.regexes import DEFAULT_TIME_LIMIT  # one time limit for every parse, either format
 from .base import CannotRun, Checked, Format, StreamFailed
@@ -52,6 +51,8 @@ def format_of_text(text: str) -> Format:
 
 def reading_notes(fmts: list[Format], parser: Any) -> list[tuple[str, str]]:
     """What the transformers releases read of a tokenizer holding ``fmts`` ((level, line) pairs)."""
+    from ..engine.export import version_note  # (export is the CLI's: the analysis process need not load it)
+
     if set(fmts) == set(FORMATS):
         return [("note", "transformers 5.3 to 5.12 read response_schema; 5.13 and 5.14 read both and prefer "
                          "response_template (parse_response then needs prefix=); 5.15 and later read only response_template")]
