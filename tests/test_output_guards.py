@@ -67,8 +67,9 @@ def test_a_chat_templates_error_holding_markup_is_shown_as_typed(tmp_path):
     chat.write_text('{{ raise_exception("A[bold]B[/]C [link=https://x]L[/link] oops [/] bad") }}', encoding="utf-8")
     result = run("roundtrip", "--chat-template", chat, "--schema", QWEN)
     assert "Traceback" not in result.stderr + result.stdout, result.stderr
-    assert result.returncode in (0, 1)
-    assert "A[bold]B[/]C" in result.stdout and "[link=https://x]L[/link]" in result.stdout  # not consumed as markup
+    # It renders no probe at all: unusable input, said in one sentence (issue 23's exit codes).
+    assert result.returncode == 2
+    assert "A[bold]B[/]C" in result.stderr and "[link=https://x]L[/link]" in result.stderr  # not consumed as markup
 
 
 def test_export_says_when_it_breaks_a_hard_link_or_writes_through_a_symlink(tmp_path):
