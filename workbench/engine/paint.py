@@ -140,7 +140,7 @@ def _heap_sweep(items: list[tuple]) -> list[tuple]:
                     runs.append((position, at, field, kind, top_key))
         position = at
         if starting:
-            heapq.heappush(active, ((-key[0], -key[1], -key[2], -key[3], -key[4]), key, look))  # _negate, inlined
+            heapq.heappush(active, ((-key[0], -key[1], -key[2], -key[3], -key[4]), key, look))  # a max-heap: the key negated
         else:
             ended.add(key)
     return runs
@@ -207,7 +207,3 @@ def _joined(runs: list[tuple]) -> list[Paint]:
         else:
             out.append(Paint(start, end, field, kind))
     return out
-
-
-def _negate(key: tuple) -> tuple:
-    return tuple(-k for k in key)
