@@ -12,6 +12,7 @@ from .check import check
 from .draft import draft
 from .export import export
 from .migrate import migrate
+from .new import new
 from .open import open_
 from .parse import parse
 from .roundtrip import roundtrip
@@ -53,6 +54,7 @@ app.command()(migrate)
 app.command(name="open")(open_)
 app.command()(roundtrip)
 app.command()(draft)
+app.command()(new)
 
 
 def main() -> None:

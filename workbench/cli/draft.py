@@ -15,13 +15,13 @@ from typing import Optional
 
 import typer
 
-from ..chat_template_files import load_chat_template
+from ..chat_template_files import ChatTemplate, load_chat_template
 from ..formats import CannotRun, format_of
 from ..engine.chat_template import ChatTemplateError, RenderBudget
-from ..engine.chat_template.draft import draft as draft_template
+from ..engine.chat_template.draft import Draft, draft as draft_template
 from ..engine.chat_template.roundtrip import ProbeResult, roundtrip, unusable
 from ..files import InputError, WriteError, atomic_write_all, check_outputs, dump_json
-from ..formats.runtime_choice import template_runtime
+from ..formats.runtime_choice import Runtime, template_runtime
 from ..probes import sandboxed, template_file, template_variables
 from .output import FAILED, UNUSABLE, ProgressLine, emit_json, emit_text, render_budget, render_timeout_option, runtime_option, say, stop
 from .roundtrip import exit_code, report_dict, report_table
@@ -49,21 +49,7 @@ def draft(
         variables, budget = template_variables(variable), render_budget(render_timeout)
         targets = [(path, value) for path, value in ((out, "template"), (schema_out, "schema")) if path is not None]
         check_outputs([path for path, _ in targets], model.files, force)  # before the work, and again before writing
-        with ProgressLine(f"rendering {template_file(model, name)}: ") as progress, \
-                sandboxed(model, name, variables, budget, progress) as renderer:
-            try:
-                found = draft_template(renderer)
-            except ChatTemplateError as exc:
-                raise InputError(f"{template_file(model, name)}: {exc}") from None
-            try:
-                through_template = roundtrip(renderer, format_of(found.template).runner(found.template, chosen.release))
-            except CannotRun as exc:  # a draft transformers would not load is the workbench's bug, said as such
-                raise InputError(f"{template_file(model, name)}: the drafted template is one transformers {chosen} would not load "
-                                 f"({exc}); nothing written") from None
-            through_schema = roundtrip(renderer, format_of(found.schema).runner(found.schema))
-        why = unusable(through_template)
-        if why is not None:
-            raise InputError(f"{template_file(model, name)}: {why}; nothing written")
+        found, through_template, through_schema = draft_and_roundtrip(model, name, variables, budget, chosen)
         check_outputs([path for path, _ in targets], model.files, force)
         notices = atomic_write_all([(path, dump_json(found.template if what == "template" else found.schema)) for path, what in targets])
     except (InputError, WriteError, OSError) as exc:
@@ -86,6 +72,29 @@ def draft(
     for sentence in shortfalls:
         say(f"not a success: {sentence}")
     raise typer.Exit(FAILED if shortfalls else exit_code(through_template + through_schema))
+
+
+def draft_and_roundtrip(model: ChatTemplate, name: Optional[str], variables: dict, budget: RenderBudget,
+                        chosen: Runtime) -> tuple[Draft, list[ProbeResult], list[ProbeResult]]:
+    """The draft read off the chat template, and the round trip of its template (as ``chosen``) and
+    of its schema, all rendered in one sandboxed child process under ``budget`` (shared with ``new``).
+    ``InputError`` when the template renders no probe: there is nothing to write."""
+    with ProgressLine(f"rendering {template_file(model, name)}: ") as progress, \
+            sandboxed(model, name, variables, budget, progress) as renderer:
+        try:
+            found = draft_template(renderer)
+        except ChatTemplateError as exc:
+            raise InputError(f"{template_file(model, name)}: {exc}") from None
+        try:
+            through_template = roundtrip(renderer, format_of(found.template).runner(found.template, chosen.release))
+        except CannotRun as exc:  # a draft transformers would not load is the workbench's bug, said as such
+            raise InputError(f"{template_file(model, name)}: the drafted template is one transformers {chosen} would not load "
+                             f"({exc}); nothing written") from None
+        through_schema = roundtrip(renderer, format_of(found.schema).runner(found.schema))
+    why = unusable(through_template)
+    if why is not None:
+        raise InputError(f"{template_file(model, name)}: {why}; nothing written")
+    return found, through_template, through_schema
 
 
 def missing_fields(template: dict, results: list[ProbeResult]) -> list[str]:

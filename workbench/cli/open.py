@@ -73,15 +73,20 @@ def open_(
             raise stop(f"error: {exc}", UNUSABLE)
         from ..tui.app import WorkbenchApp  # Textual is imported only for the TUI
 
-        app = WorkbenchApp(document, samples, tools=tool_definitions, runtime=tui_runtime)
-        app.run()
-        for line in app.rescued:  # an unexpected error or a signal closed it: where the unsaved edits went
-            try:
-                say(line)
-            except OSError:  # the terminal is gone (SIGHUP): the files are there all the same
-                pass
-        if app.return_code:
-            raise typer.Exit(app.return_code)
+        run_app(WorkbenchApp(document, samples, tools=tool_definitions, runtime=tui_runtime))
+
+
+def run_app(app) -> None:
+    """Run the TUI in the terminal until it quits (shared with ``new``), then say where unsaved edits
+    went if it stopped on an error, and exit with its code."""
+    app.run()
+    for line in app.rescued:  # an unexpected error or a signal closed it: where the unsaved edits went
+        try:
+            say(line)
+        except OSError:  # the terminal is gone (SIGHUP): the files are there all the same
+            pass
+    if app.return_code:
+        raise typer.Exit(app.return_code)
 
 
 def _tui_runtime(text: str, value: Optional[str]):

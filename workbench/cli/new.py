@@ -1,0 +1,127 @@
+"""``workbench new NAME --chat-template SRC``: a new model family in one step. It drafts a response
+template and schema from the chat template (as ``draft`` does), writes them as
+``schemas/NAME.template.json`` and ``schemas/NAME.json`` with the round-trip probes as the family's
+samples in ``sample_outputs/NAME/`` (as ``roundtrip --write-samples`` writes them, with a golden for
+each format), runs ``check`` on the family and opens the TUI on the template with those samples.
+
+Exit codes, as ``draft``'s: 0 only when both parsers give back every probe (and ``check`` passes); 1
+when some probe does not come back, could not be rendered, or the draft lacks a field the template
+has; 2 for unusable input, and then nothing is written. Nothing is written over without ``--force``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..chat_template_files import load_chat_template
+from ..check import check as run_check
+from ..engine.chat_template import RenderBudget
+from ..engine.visible import visible
+from ..files import InputError, WriteError, atomic_write_all, check_outputs, dump_json
+from ..formats import RESPONSE_SCHEMA, RESPONSE_TEMPLATE
+from ..formats.runtime_choice import template_runtime
+from ..probes import probe_files, template_variables
+from ..samples import PROBES, discover, load
+from .check import _print_table as print_check_table
+from .draft import draft_and_roundtrip, missing_fields
+from .output import FAILED, UNUSABLE, emit_text, render_budget, render_timeout_option, say, stop
+from .roundtrip import exit_code, report_table
+
+# A family name becomes a file and a folder name: a plain name, so it cannot point elsewhere
+# (``../x``), hide (``.x``) or read as another format's file (``x.template`` gives x.template.json).
+_FAMILY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+def new(
+    family: str = typer.Argument(..., metavar="NAME", help="The new family: schemas/NAME.json, sample_outputs/NAME/."),
+    chat_template: Path = typer.Option(..., "--chat-template", help="A tokenizer folder or a .jinja file."),
+    schemas_dir: Path = typer.Option(Path("schemas"), "--schemas", help="Where the family's parsers go."),
+    samples_dir: Path = typer.Option(Path("sample_outputs"), "--samples", help="Where the family's sample folder goes."),
+    name: Optional[str] = typer.Option(None, "--name", help="Which of the model's named chat templates to analyse."),
+    variable: list[str] = typer.Option([], "--var", help="A template variable, NAME=JSON (e.g. enable_thinking=true); repeatable."),
+    force: bool = typer.Option(False, "--force", help="Write over the family's existing files (never over the chat template)."),
+    no_open: bool = typer.Option(False, "--no-open", help="Do not open the TUI afterwards."),
+    render_timeout: float = render_timeout_option(RenderBudget.seconds),
+) -> None:
+    """Start a model family from its chat template: draft both parsers, write the round-trip probes
+    as its samples, check it, and open the TUI on the template."""
+    chosen = template_runtime(None)  # a new family is drafted for the newest release, as check and open run it
+    folder = samples_dir / family
+    template_path = schemas_dir / f"{family}{RESPONSE_TEMPLATE.suffix}"
+    schema_path = schemas_dir / f"{family}{RESPONSE_SCHEMA.suffix}"
+    try:
+        if not _FAMILY_NAME.fullmatch(family) or family.endswith(".template"):
+            raise InputError(f"{visible(family)!r} is not a family name: use letters, digits, '_', '-' and '.', "
+                             "starting with a letter or digit (and not ending in .template)")
+        for where in (schemas_dir, samples_dir, folder):
+            if where.exists() and not where.is_dir():
+                raise InputError(f"{where} is a file, not a folder")
+        model = load_chat_template(chat_template)
+        variables, budget = template_variables(variable), render_budget(render_timeout)
+        # Before the renders, what can be known of the plan; every file again once the probes are known.
+        check_outputs([template_path, schema_path, folder / PROBES], model.files, force)
+        found, through_template, through_schema = draft_and_roundtrip(model, name, variables, budget, chosen)
+        files = [(template_path, dump_json(found.template)), (schema_path, dump_json(found.schema))]
+        # The probes' outputs and prompts are the same for both parsers; each adds its own golden.
+        sample_files = dict(probe_files(folder, through_template, RESPONSE_TEMPLATE))
+        for path, text in probe_files(folder, through_schema, RESPONSE_SCHEMA):
+            sample_files.setdefault(path, text)
+        files += list(sample_files.items())
+        check_outputs([path for path, _ in files], model.files, force)
+        notices = _write(files, [schemas_dir, samples_dir, folder])
+    except (InputError, WriteError, OSError) as exc:
+        raise stop(f"error: {exc}", UNUSABLE)
+
+    lines = [f"found: {line}" for line in found.findings] + [f"guessed: {line}" for line in found.guesses]
+    emit_text("\n".join(lines) + "\nround trip of the drafted template:\n" + report_table(through_template)
+              + "round trip of the drafted schema:\n" + report_table(through_schema))
+    say(f"wrote {template_path} and {schema_path}")
+    say(f"wrote {len(discover(folder))} samples with their prompts and goldens (both formats) to {folder}")
+    for notice in notices:
+        say(f"note: {notice}")
+    try:
+        checked = run_check(schemas_dir, samples_dir, [family])
+    except InputError as exc:
+        raise stop(f"error: {exc}", UNUSABLE)
+    emit_text(f"workbench check {schemas_dir} {samples_dir} --family {family}:\n")
+    print_check_table(checked)
+    shortfalls = missing_fields(found.template, through_template)
+    for sentence in shortfalls:
+        say(f"not a success: {sentence}")
+    if not (checked and all(r.ok for r in checked)):
+        say(f"not a success: workbench check fails on {family}")
+    code = FAILED if shortfalls or not (checked and all(r.ok for r in checked)) else exit_code(through_template + through_schema)
+    if not no_open:
+        from .open import run_app
+
+        run_app(build_app(template_path, folder))
+    raise typer.Exit(code)
+
+
+def _write(files: list[tuple[Path, str]], folders: list[Path]) -> list[str]:
+    """All the family's files or none; a folder made for them is removed again if the write fails."""
+    made = [f for f in dict.fromkeys(folders) if not f.exists()]
+    for f in made:
+        f.mkdir(parents=True, exist_ok=True)
+    try:
+        return atomic_write_all(files)
+    except BaseException:
+        for f in reversed(made):
+            try:
+                f.rmdir()  # only if still empty: atomic_write_all removed its temporary files
+            except OSError:
+                pass
+        raise
+
+
+def build_app(template_path: Path, folder: Path):
+    """The TUI on the family's template with its samples (tests drive this with ``run_test``)."""
+    from ..document import SchemaDocument
+    from ..engine.releases import NEWEST
+    from ..tui.app import WorkbenchApp  # Textual is imported only for the TUI
+
+    return WorkbenchApp(SchemaDocument.open(template_path), [load(p) for p in discover(folder)], runtime=NEWEST)
