@@ -280,9 +280,17 @@ def test_a_regex_that_backtracks_is_stopped_at_the_parse_time_limit_in_the_relea
 # ----- nothing to check -------------------------------------------------------------------------
 
 
+def without_chat_template(folder: Path) -> None:
+    config_path = folder / "tokenizer_config.json"
+    config = json.loads(config_path.read_text(encoding="utf-8"))
+    del config["chat_template"]
+    config_path.write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
 def test_verify_without_samples_is_not_a_pass(tokenizer_dir, tmp_path):
     schema_path = tmp_path / "qwen3.json"  # not under schemas/: no family samples beside it
     schema_path.write_text(json.dumps(QWEN), encoding="utf-8")
+    without_chat_template(tokenizer_dir)  # and no chat template to render probes with (see below)
     before = snapshot(tokenizer_dir)
     result = run("export", str(schema_path), "--tokenizer-dir", str(tokenizer_dir), "--verify")
     assert result.returncode == 2, result.stdout + result.stderr
@@ -290,6 +298,36 @@ def test_verify_without_samples_is_not_a_pass(tokenizer_dir, tmp_path):
     assert f"error: --verify has no samples to check {schema_path} with" in result.stderr
     assert "give --sample; nothing was verified and nothing was written" in result.stderr
     assert snapshot(tokenizer_dir) == before
+
+
+def test_verify_without_samples_renders_the_folders_chat_template(tokenizer_dir, tmp_path):
+    """No --sample and no family folder, but the tokenizer folder has a chat template: the round-trip
+    probes it renders (in the sandbox) are the samples, and the export says so."""
+    from typer.testing import CliRunner
+
+    from workbench.cli.app import app
+
+    template_path = tmp_path / "qwen3.template.json"  # not under schemas/: no family samples beside it
+    template_path.write_text(TEMPLATE_PATH.read_text(encoding="utf-8"), encoding="utf-8")
+    result = CliRunner().invoke(app, ["export", str(template_path), "--tokenizer-dir", str(tokenizer_dir), "--verify"])
+    assert result.exit_code == 0, result.output
+    assert ("note: no --sample and no sample_outputs/<family>/: verifying with the 7 round-trip probes rendered by "
+            f"{tokenizer_dir / 'tokenizer_config.json'}") in result.output
+    assert "verify: 5.24 read response_template (checked with 5.24.0): parse_response agrees with the workbench on 7 of 7 samples" \
+        in result.output
+    assert f"wrote {tokenizer_dir / 'tokenizer_config.json'}" in result.output
+    config = json.loads((tokenizer_dir / "tokenizer_config.json").read_text(encoding="utf-8"))
+    assert config["response_template"] == json.loads(TEMPLATE_PATH.read_text(encoding="utf-8"))
+
+
+def test_verify_with_a_chat_template_that_renders_nothing_writes_nothing(tokenizer_dir, tmp_path, monkeypatch):
+    (tokenizer_dir / "chat_template.jinja").write_text("{{ raise_exception('broken') }}", encoding="utf-8")
+    template_path = tmp_path / "qwen3.template.json"  # no family samples beside it
+    template_path.write_text(TEMPLATE_PATH.read_text(encoding="utf-8"), encoding="utf-8")
+    before = snapshot(tokenizer_dir)
+    result = invoke(monkeypatch, {}, str(template_path), "--tokenizer-dir", str(tokenizer_dir), "--verify")
+    assert_untouched(result, tokenizer_dir, before)
+    assert f"{tokenizer_dir / 'chat_template.jinja'}: the chat template renders none of the probe messages" in result.output
 
 
 def test_verify_many_refuses_folders_without_samples(tokenizer_dir):

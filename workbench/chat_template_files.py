@@ -63,6 +63,19 @@ def load_chat_template(src: str | Path) -> ChatTemplate:
     return model
 
 
+def has_chat_template(folder: Path) -> bool:
+    """Whether a tokenizer folder keeps a chat template where ``load_chat_template`` looks (one it
+    cannot read counts: loading it then says why). An unreadable config counts as none."""
+    if not folder.is_dir():
+        return False
+    if (folder / TEMPLATE_FILE).exists() or (folder / PROCESSOR_FILE).exists() or any((folder / TEMPLATE_DIR).glob("*.jinja")):
+        return True
+    try:
+        return (folder / CONFIG_FILE).is_file() and "chat_template" in _read_json(folder / CONFIG_FILE)
+    except InputError:
+        return False
+
+
 def _load(path: Path) -> ChatTemplate:
     if not path.exists():
         raise InputError(f"{path}: no such chat template file or tokenizer folder")
