@@ -1,7 +1,7 @@
 """Round-trip probes as files: the parser a round trip runs (a schema or a template, as loaded from
 its file), and the probes written as samples with their prompts and goldens, which ``workbench
-check`` and the TUI read like any other samples. Shared by ``workbench roundtrip`` and ``workbench
-open --chat-template``.
+check`` and the TUI read like any other samples. Shared by ``workbench roundtrip``, ``workbench
+new``, ``workbench open --chat-template`` and ``export --verify`` without samples.
 """
 
 from __future__ import annotations

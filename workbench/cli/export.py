@@ -11,7 +11,7 @@ from typing import Any, Optional
 import typer
 
 from ..engine.export import ExportRefused, VerificationFailed, export_parsers
-from ..formats import RESPONSE_TEMPLATE, format_of, reading_notes
+from ..formats import format_of, reading_notes
 from ..chat_template_files import has_chat_template, load_chat_template
 from ..engine.chat_template import RenderBudget
 from ..engine.chat_template.roundtrip import unusable
@@ -110,7 +110,8 @@ def _probe_samples(tokenizer_dir: Path, files: list[Path], parsers: list[Any], f
     The parse each needs for its golden is the template's if one is exported (else the schema's);
     verification compares transformers with the workbench on the outputs, not with the goldens."""
     model = load_chat_template(tokenizer_dir)
-    path, parser = next(((p, v) for p, v in zip(files, parsers) if format_of(v) is RESPONSE_TEMPLATE), (files[0], parsers[0]))
+    # The parser whose releases differ is the template, which parses with the probes' prompts.
+    path, parser = next(((p, v) for p, v in zip(files, parsers) if format_of(v).releases_differ), (files[0], parsers[0]))
     fmt, parse = parser_of(path, parser)
     with ProgressLine(f"rendering {template_file(model, None)}: ") as progress:
         results = run_probes(model, None, parse, {}, RenderBudget(), progress)

@@ -22,7 +22,7 @@ from ..check import check as run_check
 from ..engine.chat_template import RenderBudget
 from ..engine.visible import visible
 from ..files import InputError, WriteError, atomic_write_all, check_outputs, dump_json
-from ..formats import RESPONSE_SCHEMA, RESPONSE_TEMPLATE
+from ..formats import FORMATS, format_of
 from ..formats.runtime_choice import template_runtime
 from ..probes import probe_files, template_variables
 from ..samples import PROBES, discover, load
@@ -51,8 +51,10 @@ def new(
     as its samples, check it, and open the TUI on the template."""
     chosen = template_runtime(None)  # a new family is drafted for the newest release, as check and open run it
     folder = samples_dir / family
-    template_path = schemas_dir / f"{family}{RESPONSE_TEMPLATE.suffix}"
-    schema_path = schemas_dir / f"{family}{RESPONSE_SCHEMA.suffix}"
+
+    def parser_path(fmt) -> Path:  # schemas/NAME.json, schemas/NAME.template.json: the suffix is the format's
+        return schemas_dir / f"{family}{fmt.suffix}"
+
     try:
         if not _FAMILY_NAME.fullmatch(family) or family.endswith(".template"):
             raise InputError(f"{visible(family)!r} is not a family name: use letters, digits, '_', '-' and '.', "
@@ -63,13 +65,15 @@ def new(
         model = load_chat_template(chat_template)
         variables, budget = template_variables(variable), render_budget(render_timeout)
         # Before the renders, what can be known of the plan; every file again once the probes are known.
-        check_outputs([template_path, schema_path, folder / PROBES], model.files, force)
+        check_outputs([*map(parser_path, FORMATS), folder / PROBES], model.files, force)
         found, through_template, through_schema = draft_and_roundtrip(model, name, variables, budget, chosen)
+        template_path, schema_path = parser_path(format_of(found.template)), parser_path(format_of(found.schema))
         files = [(template_path, dump_json(found.template)), (schema_path, dump_json(found.schema))]
         # The probes' outputs and prompts are the same for both parsers; each adds its own golden.
-        sample_files = dict(probe_files(folder, through_template, RESPONSE_TEMPLATE))
-        for path, text in probe_files(folder, through_schema, RESPONSE_SCHEMA):
-            sample_files.setdefault(path, text)
+        sample_files: dict[Path, str] = {}
+        for value, results in ((found.template, through_template), (found.schema, through_schema)):
+            for path, text in probe_files(folder, results, format_of(value)):
+                sample_files.setdefault(path, text)
         files += list(sample_files.items())
         check_outputs([path for path, _ in files], model.files, force)
         notices = _write(files, [schemas_dir, samples_dir, folder])
