@@ -37,11 +37,11 @@ _FAMILY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
 def new(
-    family: str = typer.Argument(..., metavar="NAME", help="The new family: schemas/NAME.json, sample_outputs/NAME/."),
+    name: str = typer.Argument(..., help="The new family: schemas/NAME.json, sample_outputs/NAME/."),
     chat_template: Path = typer.Option(..., "--chat-template", help="A tokenizer folder or a .jinja file."),
     schemas_dir: Path = typer.Option(Path("schemas"), "--schemas", help="Where the family's parsers go."),
     samples_dir: Path = typer.Option(Path("sample_outputs"), "--samples", help="Where the family's sample folder goes."),
-    name: Optional[str] = typer.Option(None, "--name", help="Which of the model's named chat templates to analyse."),
+    template_name: Optional[str] = typer.Option(None, "--name", help="Which of the model's named chat templates to analyse."),
     variable: list[str] = typer.Option([], "--var", help="A template variable, NAME=JSON (e.g. enable_thinking=true); repeatable."),
     force: bool = typer.Option(False, "--force", help="Write over the family's existing files (never over the chat template)."),
     no_open: bool = typer.Option(False, "--no-open", help="Do not open the TUI afterwards."),
@@ -49,6 +49,7 @@ def new(
 ) -> None:
     """Start a model family from its chat template: draft both parsers, write the round-trip probes
     as its samples, check it, and open the TUI on the template."""
+    family = name
     chosen = template_runtime(None)  # a new family is drafted for the newest release, as check and open run it
     folder = samples_dir / family
 
@@ -66,7 +67,7 @@ def new(
         variables, budget = template_variables(variable), render_budget(render_timeout)
         # Before the renders, what can be known of the plan; every file again once the probes are known.
         check_outputs([*map(parser_path, FORMATS), folder / PROBES], model.files, force)
-        found, through_template, through_schema = draft_and_roundtrip(model, name, variables, budget, chosen)
+        found, through_template, through_schema = draft_and_roundtrip(model, template_name, variables, budget, chosen)
         template_path, schema_path = parser_path(format_of(found.template)), parser_path(format_of(found.schema))
         files = [(template_path, dump_json(found.template)), (schema_path, dump_json(found.schema))]
         # The probes' outputs and prompts are the same for both parsers; each adds its own golden.
