@@ -13,11 +13,11 @@ STARTER_SCHEMA = """\
   "type": "object",
   "properties": {
     "role": {"const": "assistant"},
-    "thinking": {"type": "string", "x-regex": "<think>\\\\s*((?:.*?\\\\S)??)\\\\s*</think>"},
-    "content": {"type": "string", "x-regex": "^(?:.*?</think>)?\\\\s*((?:.*?\\\\S)??)\\\\s*(?:<tool_call>|$)"},
+    "thinking": {"type": "string", "x-regex": "<think>\\\\s*(?!\\\\s)((?:.*?\\\\S)??)\\\\s*</think>"},
+    "content": {"type": "string", "x-regex": "^(?:.*?</think>)?\\\\s*(?!\\\\s)((?:.*?\\\\S)??)\\\\s*(?:<tool_call>|$)"},
     "tool_calls": {
       "type": "array",
-      "x-regex-iterator": "<tool_call>\\\\s*((?:.*?\\\\S)??)\\\\s*(?:</tool_call>|$)",
+      "x-regex-iterator": "<tool_call>\\\\s*(?!\\\\s)((?:.*?\\\\S)??)\\\\s*(?:</tool_call>|$)",
       "items": {
         "type": "object",
         "properties": {

@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..prefill import split_prefill
 from .budget import ChatRenderer, renderer_for
 from .render import ChatTemplateError
 from .roundtrip import CONVENTIONS, SPECIAL_TOKENS, USER_TURN, adapt, missing_tokens, shape_attempts, tools_for
@@ -45,6 +46,9 @@ class Draft:
     # beside calls, an answer on another channel (GPT-OSS's commentary preamble): its opener and closer
     beside_calls: tuple[str, str] | None = None
     reasoning: tuple[str, str] | None = None
+    # the prefill is the reasoning's closer alone (``</think>``, thinking off): the prompt closes a
+    # reasoning block the output never opens
+    reasoning_closed: bool = False
     call: dict[str, str] | None = None  # open, between, close, section_open, section_close
     arguments: str | None = None  # "object" or "string"
     # Python-expression calls in one list, read with python-call-list (5.24+): the text before the
@@ -124,6 +128,11 @@ def draft(template: str | ChatRenderer, *, special_tokens: dict[str, str] | None
         result.guesses.append(
             f"the generation prompt adds no assistant header: the anchor is the prompt's last token {result.start_anchor!r}"
         )
+    # What an assistant turn also begins with may run past the header (a <think> every turn opens):
+    # by the engine's one rule that is prefill, parsed from the prompt's tail, never anchor.
+    split = split_prefill(result.start_anchor)
+    if split is not None and split.prefill.strip():
+        result.start_anchor = split.head
     result.prefill = tail[len(result.start_anchor):]
     result.findings.append(f"start anchor {result.start_anchor!r}" + (f", prefill {result.prefill!r}" if result.prefill else ""))
 
@@ -140,8 +149,12 @@ def draft(template: str | ChatRenderer, *, special_tokens: dict[str, str] | None
     if empty and result.reasoning is None:  # an empty reasoning block, not an opener: read it as reasoning
         result.reasoning = (empty.group(1), empty.group(3))
         result.guesses.append(f"an empty {empty.group(0).strip()!r} before every answer: read as the reasoning's delimiters")
+    closed = re.fullmatch(r"\s*</([^<>/\s]+)>\s*", result.prefill)
+    if closed and result.reasoning is None:  # a prefilled closer: the tail closes a reasoning block
+        result.reasoning, result.reasoning_closed = (f"<{closed.group(1)}>", closed.group(0).strip()), True
+        result.findings.append(f"the prompt pre-writes the reasoning's closer {result.reasoning[1]!r}: read as an empty reasoning block")
     if result.reasoning is not None and re.fullmatch(
-        re.escape(result.reasoning[0]) + r"\s*" + re.escape(result.reasoning[1]) + r"\s*", result.content_open
+        "(?:" + re.escape(result.reasoning[0]) + r"\s*)?" + re.escape(result.reasoning[1]) + r"\s*", result.content_open
     ):
         result.findings.remove(f"the answer opens with {result.content_open!r}")
         result.content_open = ""
@@ -229,6 +242,8 @@ def _calls(render, result: Draft, target: tuple[int, int] = release(None)) -> No
     closer = _to_token(os.path.commonprefix([after_args, gap]))
     section_open = out1[:n1][: len(out1[:n1]) - len(opener)].strip()
     section_open = re.sub(r"^<([^<>/\s]+)>\s*</\1>", "", section_open).strip()  # an empty reasoning block before calls
+    if result.reasoning_closed and section_open.startswith(result.reasoning[1]):  # the prefilled closer
+        section_open = section_open[len(result.reasoning[1]):].strip()
     rest = after_args[len(closer):]
     section_close = rest[: rest.find(result.end)].strip() if result.end and result.end in rest else rest.strip()
     if not opener.strip():
@@ -396,6 +411,12 @@ def _lit(text: str, numbered: bool = False) -> str:
     return "".join(r"\s*" if part.isspace() else r"\d+" if part.isdigit() and numbered else re.escape(part) for part in parts if part)
 
 
+def _spaced(pattern: str) -> str:
+    """``pattern`` then any whitespace, without a second ``\\s*`` where it already ends with one
+    (``\\s*\\s*`` backtracks quadratically, and the validator says so)."""
+    return pattern if pattern.endswith(r"\s*") and not pattern.endswith(r"\\s*") else pattern + r"\s*"
+
+
 def _from_token(text: str) -> str:
     """``text`` from its first token start (``<``, ``[``, ``{``) when it begins inside a token (a
     common suffix of two renders may begin mid-token: ``|><|tool_call_begin|>``)."""
@@ -436,14 +457,17 @@ def _tag_pattern(d: Draft) -> str:
 def _template(d: Draft) -> dict:
     fields: dict[str, Any] = {}
     if d.reasoning is not None:
-        fields["thinking"] = {"open_pattern": _lit(d.reasoning[0]), "close_pattern": _lit(d.reasoning[1]) + r"\s*", "content": "text"}
+        opener = _lit(d.reasoning[0])
+        if d.reasoning_closed:  # also opened, empty, where the prompt's tail starts with the closer
+            opener = "(?:" + opener + "|^(?=" + _lit(d.reasoning[1]) + "))"
+        fields["thinking"] = {"open_pattern": opener, "close_pattern": _spaced(_lit(d.reasoning[1])), "content": "text"}
     if d.call is not None:
         head = _lit(d.call["open"]) + _name_group(d) + _between(d)
         if d.call["numbered"]:
             d.guesses.append(f"the text after a call's name holds a number that counts the calls ({d.call['between'].strip()!r}): read as any number")
         opener = head + {"object": r"(?=\{)", "string": r'(?=")'}.get(d.arguments, "")
         if d.call["section_open"]:
-            opener = _lit(d.call["section_open"]) + r"\s*" + opener + "|" + opener
+            opener = _spaced(_lit(d.call["section_open"])) + opener + "|" + opener
         closer = _call_close(d)
         if len(d.call["close"].strip()) <= 2:
             d.guesses.append(f"a call ends with a bare {d.call['close'].strip()!r}: the draft ends it only where the next call, "
@@ -451,7 +475,7 @@ def _template(d: Draft) -> dict:
         if d.call["section_close"]:
             closer += r"(?:\s*" + _lit(d.call["section_close"]) + ")?"
         fields["tool_calls"] = {
-            "open_pattern": opener, "close_pattern": closer + r"\s*", "repeats": True, "content": "json",
+            "open_pattern": opener, "close_pattern": _spaced(closer), "repeats": True, "content": "json",
             "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
         }
         if d.arguments == "xml":
@@ -468,7 +492,7 @@ def _template(d: Draft) -> dict:
         fields["tool_calls"] = {
             "open_pattern": _lit(before) + r"(?=\s*\[)" if before else r"^\s*(?=\[)",
             # zero-width after the "]" (the list keeps its bracket), or eating the text after the list
-            "close_pattern": _lit(after) + r"\s*" if after else r"(?<=\])(?=\s*(?:" + "|".join(ends) + "))",
+            "close_pattern": _spaced(_lit(after)) if after else r"(?<=\])(?=\s*(?:" + "|".join(ends) + "))",
             "content": "python-call-list",
             "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{arguments}"}},
             "transform_each": True,
@@ -477,7 +501,7 @@ def _template(d: Draft) -> dict:
     if d.content_open:  # a field of its own then: text outside every region is dropped
         content["open_pattern"] = _content_openers(d)
         d.guesses.append(f"the answer has its own opener {d.content_open!r}: text outside every region is not kept")
-    closers = [closer + r"\s*" for closer in _content_closers(d)]
+    closers = [_spaced(closer) for closer in _content_closers(d)]
     if closers:
         content["close_pattern"] = "|".join(closers)
     fields["content"] = content
@@ -501,17 +525,21 @@ def _schema(d: Draft) -> dict:
     skip = ""
     if d.reasoning is not None:
         opener, closer = _lit(d.reasoning[0]), _lit(d.reasoning[1])
-        if d.reasoning[0].strip() and d.reasoning[0].strip() in d.prefill:
-            props["thinking"] = {"type": "string", "x-regex": rf"^\s*(?:{opener})?\s*" + lazy + closer}
+        if d.reasoning_closed:
+            pass  # the output holds no reasoning to read: only skipped, below
+        elif d.reasoning[0].strip() and d.reasoning[0].strip() in d.prefill:
+            # the opener's own trailing space inside the optional group: two loops with only an
+            # optional part between them would backtrack polynomially on a whitespace run
+            props["thinking"] = {"type": "string", "x-regex": rf"^\s*(?:{_spaced(opener)})?" + lazy + closer}
         else:
-            props["thinking"] = {"type": "string", "x-regex": opener + r"\s*" + lazy + closer}
+            props["thinking"] = {"type": "string", "x-regex": _spaced(opener) + lazy + closer}
         skip = rf"(?:.*?{closer})?"
     stops = []
     if d.call is not None:
         stops += [_lit(x) for x in (d.call["section_open"], d.call["open"]) if x.strip()]
     stops += _content_closers(d)
     if d.content_open:  # the answer has an opener of its own: found wherever it is
-        props["content"] = {"type": "string", "x-regex": _content_openers(d) + r"\s*" + lazy + "(?:" + "|".join(stops + ["$"]) + ")"}
+        props["content"] = {"type": "string", "x-regex": _spaced(_content_openers(d)) + lazy + "(?:" + "|".join(stops + ["$"]) + ")"}
     else:
         props["content"] = {"type": "string", "x-regex": rf"^{skip}\s*" + lazy + "(?:" + "|".join(stops + ["$"]) + ")"}
     if d.call is not None and d.arguments in ("object", "xml"):

@@ -31,6 +31,7 @@ from typing import Any
 
 from ..pointer import escape
 from ..template import load_template
+from ..template.slow_delimiters import leading_repeat
 from . import regex_atoms as ra
 from .ledger import Item, Ledger
 from .shape import NotShape, Shape, alternation, escape as re_escape, literals_of, shape_of
@@ -458,8 +459,27 @@ def _template(anchor: Any, defaults: dict, fields: dict) -> dict:
     template: dict = {"version": 1, "start_anchor": anchor}
     if defaults:
         template["defaults"] = dict(defaults)
-    template["fields"] = dict(fields)
+    template["fields"] = {name: _bounded(spec) for name, spec in fields.items()}
     return template
+
+
+# A delimiter that begins with an unbounded whitespace repeat (a schema's ``\s*<tool_call>``) is
+# retried to the end of the text from every place transformers' partial search starts it: quadratic.
+# Bounded, it is linear; a run longer than the bound is left to the region before (text is stripped).
+_LEADING_SPACE = re.compile(r"\\s([*+])(?![*+?{])")
+SPACE_BOUND = 64
+
+
+def _bounded(spec: Any) -> Any:
+    if not isinstance(spec, dict):
+        return spec
+    out = dict(spec)
+    for key in ("open_pattern", "close_pattern"):
+        pattern = out.get(key)
+        if isinstance(pattern, str) and (found := _LEADING_SPACE.match(pattern)) and leading_repeat(pattern) is not None:
+            low = "0" if found.group(1) == "*" else "1"
+            out[key] = rf"\s{{{low},{SPACE_BOUND}}}" + pattern[found.end():]
+    return out
 
 
 def _leading_literal(atoms: list[str]) -> str:
