@@ -21,8 +21,8 @@ from rich.text import Text
 from ..chat_template_files import load_chat_template
 from ..engine.chat_template import RenderBudget
 from ..formats import format_of
-from ..engine.chat_template.roundtrip import CONVENTIONS, WHY, ProbeResult, unusable
-from ..engine.preview import preview
+from ..engine.chat_template.roundtrip import CONVENTIONS, WHY, Difference, ProbeResult, unusable
+from ..engine.preview import preview_pair
 from ..engine.visible import visible
 from ..files import InputError, WriteError, load_schema
 from ..probes import parser_of, run_probes, template_file, template_variables, write_probe_samples
@@ -91,11 +91,19 @@ def report_dict(result: ProbeResult) -> dict:
     }
 
 
+def difference_line(d: Difference) -> str:
+    """One difference: its kind, path and both values cut around where they part."""
+    line = f"{WHY[d.kind]}: {d.path or '/'}"
+    if d.path:
+        expected, got = preview_pair(d.expected, d.got)
+        line += f" expected {expected}, got {got}"
+    return line + (f" ({d.note})" if d.note else "")
+
+
 def report_table(results: list[ProbeResult]) -> str:
     table = Table("probe", "result", "differences", show_lines=False)
     for r in results:
-        lines = [f"{WHY[d.kind]}: {d.path or '/'}" + (f" expected {preview(d.expected)}, got {preview(d.got)}" if d.path else "")
-                 + (f" ({d.note})" if d.note else "") for d in r.differences]
+        lines = [difference_line(d) for d in r.differences]
         # Text, not markup: a template's error or a probe's value may hold "[/]" or "[link=…]".
         verdict = r.verdict + "".join(f"\nrendered with {CONVENTIONS[c]}" for c in r.conventions)
         table.add_row(Text(visible(r.name)), Text(verdict), Text(visible("\n".join(lines), keep_newlines=True)))

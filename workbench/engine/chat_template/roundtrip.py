@@ -306,7 +306,9 @@ def compare(probe: dict, parsed: Any, output: str) -> list[Difference]:
     differences: list[Difference] = []
     for key in ("role", "reasoning", "content"):
         if expected.get(key) != got.get(key):
-            differences.append(_difference(f"/{key}", expected.get(key), got.get(key), output))
+            # reasoning is compared under any of its names, but reported under the probe's own
+            name = _reasoning_key(probe, parsed) if key == "reasoning" else key
+            differences.append(_difference(f"/{name}", expected.get(key), got.get(key), output))
     want, have = expected.get("tool_calls", []), got.get("tool_calls", [])
     for i in range(max(len(want), len(have))):
         w = want[i] if i < len(want) else None
@@ -314,6 +316,16 @@ def compare(probe: dict, parsed: Any, output: str) -> list[Difference]:
         if w != h:
             differences.append(_difference(f"/tool_calls/{i}", w, h, output))
     return differences
+
+
+def _reasoning_key(probe: dict, parsed: Any) -> str:
+    """The key the probe holds its reasoning under, else the parser's, else ``reasoning``."""
+    for message in (probe, parsed):
+        if isinstance(message, dict):
+            found = next((k for k in REASONING_FIELDS if message.get(k)), None)
+            if found:
+                return found
+    return "reasoning"
 
 
 def _difference(path: str, expected: Any, got: Any, output: str) -> Difference:
