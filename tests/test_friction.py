@@ -42,3 +42,35 @@ def test_the_reasoning_difference_names_the_probes_own_key():
                             ROOT / "schemas" / "hermes.template.json", "--json").stdout)
     paths = {r["probe"]: [d["path"] for d in r["differences"]] for r in report}
     assert "/thinking" in paths["reasoning_as_thinking"]
+
+
+def test_schema_and_template_together_are_judged_side_by_side():
+    args = ("roundtrip", "--chat-template", CHAT / "thinking_chatml.jinja",
+            "--schema", ROOT / "schemas" / "qwen3.json", "--template", ROOT / "schemas" / "hermes.template.json")
+    result = run(*args)
+    assert result.exit_code == 1, result.output  # the worse of the two: the template is wrong
+    header = next(line for line in result.stdout.splitlines() if "probe" in line)
+    assert "schema" in header and "template" in header and "differences" in header
+    row = next(line for line in result.stdout.splitlines() if "reasoning_as_thinking" in line)
+    assert "round-trips" in row and "parser wrong" in row and "template: the parser is wrong: /thinking" in row
+    report = json.loads(run(*args, "--json").stdout)
+    assert set(report) == {"schema", "template"}
+    assert all(r["differences"] == [] for r in report["schema"])
+    assert any(r["differences"] for r in report["template"])
+    # both round-trip: 0
+    good = run("roundtrip", "--chat-template", CHAT / "thinking_chatml.jinja",
+               "--schema", ROOT / "schemas" / "qwen3.json", "--template", ROOT / "schemas" / "qwen3.template.json")
+    assert good.exit_code == 0, good.output
+    # the schema wrong, the template right: still 1
+    bad_schema = run("roundtrip", "--chat-template", CHAT / "thinking_chatml.jinja",
+                     "--schema", ROOT / "schemas" / "hermes.json", "--template", ROOT / "schemas" / "qwen3.template.json")
+    assert bad_schema.exit_code == 1, bad_schema.output
+
+
+def test_write_samples_with_both_parsers_writes_both_goldens(tmp_path):
+    out = tmp_path / "probes"
+    result = run("roundtrip", "--chat-template", CHAT / "thinking_chatml.jinja", "--schema", ROOT / "schemas" / "qwen3.json",
+                 "--template", ROOT / "schemas" / "qwen3.template.json", "--write-samples", out)
+    assert result.exit_code == 0, result.output
+    assert (out / "one_call.expected.json").is_file() and (out / "one_call.template.expected.json").is_file()
+    assert "wrote 7 samples" in result.stderr

@@ -131,5 +131,5 @@ def _probe_samples(chat_template: Path, document, variables: list[str], folder: 
     variables_ = template_variables(variables)
     with ProgressLine(f"rendering {template_file(model, None)}: ") as progress:
         results = run_probes(model, None, parse, variables_, budget or RenderBudget(), progress)
-    write_probe_samples(folder, results, fmt)
+    write_probe_samples(folder, [(results, fmt)])
     return [load(p) for p in discover(folder)]

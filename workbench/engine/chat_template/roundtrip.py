@@ -261,6 +261,25 @@ def roundtrip(
     return results
 
 
+def reparse(results: list[ProbeResult], parse: Callable[[str, str], Any]) -> list[ProbeResult]:
+    """The same renders judged with another parser: two parsers are checked on one render each
+    (the render is the slow, budgeted part, and both must see the same output)."""
+    out = []
+    for old in results:
+        result = ProbeResult(old.name, old.message, old.prompt, old.output, conventions=old.conventions,
+                             rendered=old.rendered, render_error=old.render_error)
+        if old.output is None:  # not rendered, or not a prefix: nothing was parsed
+            result.differences = list(old.differences)
+        else:
+            try:
+                result.parsed = parse(old.output, old.prompt or "")
+            except Exception as exc:  # noqa: BLE001 - the parser's own error is the finding
+                result.error = f"{type(exc).__name__}: {exc}"
+            result.differences = judge(result.seen, result.parsed, result.error, old.output)
+        out.append(result)
+    return out
+
+
 def comparable(message: Any, keep_ids: bool = True) -> dict:
     """The message as its consumers read it (see the module's docstring)."""
     if not isinstance(message, dict):
