@@ -74,3 +74,15 @@ def test_write_samples_with_both_parsers_writes_both_goldens(tmp_path):
     assert result.exit_code == 0, result.output
     assert (out / "one_call.expected.json").is_file() and (out / "one_call.template.expected.json").is_file()
     assert "wrote 7 samples" in result.stderr
+
+
+def test_help_shows_flags_without_a_type_label():
+    commands = [name for name in ("parse", "validate", "export", "check", "migrate", "open", "roundtrip", "draft")]
+    for args in ([], *([c] for c in commands)):
+        result = CliRunner().invoke(app, [*args, "--help"], terminal_width=100)
+        assert result.exit_code == 0, result.output
+        assert "<bool>" not in result.output, (args, result.output)
+    assert "--json" in CliRunner().invoke(app, ["check", "--help"]).output
+    # the flags still work as flags
+    assert run("roundtrip", "--chat-template", CHAT / "thinking_chatml.jinja", "--template",
+               ROOT / "schemas" / "qwen3.template.json", "--json").stdout.lstrip().startswith("[")
