@@ -86,3 +86,21 @@ def test_help_shows_flags_without_a_type_label():
     # the flags still work as flags
     assert run("roundtrip", "--chat-template", CHAT / "thinking_chatml.jinja", "--template",
                ROOT / "schemas" / "qwen3.template.json", "--json").stdout.lstrip().startswith("[")
+
+
+def test_exporting_a_template_without_transformers_advises_a_release_that_reads_templates(tmp_path, monkeypatch):
+    import sys
+
+    import pytest
+
+    from workbench.engine.export import ExportRefused, verify_tokenizer_dir
+
+    monkeypatch.setitem(sys.modules, "transformers", None)  # import fails: as if not installed
+    template = json.loads((ROOT / "schemas" / "qwen3.template.json").read_text(encoding="utf-8"))
+    with pytest.raises(ExportRefused) as refused:
+        verify_tokenizer_dir(tmp_path, template)
+    assert "<5.15" not in str(refused.value) and "transformers>=5.15" in str(refused.value)
+    schema = json.loads((ROOT / "schemas" / "qwen3.json").read_text(encoding="utf-8"))
+    with pytest.raises(ExportRefused) as refused:
+        verify_tokenizer_dir(tmp_path, schema)
+    assert "<5.15" in str(refused.value)  # a schema is read only before 5.15
