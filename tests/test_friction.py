@@ -104,3 +104,14 @@ def test_exporting_a_template_without_transformers_advises_a_release_that_reads_
     with pytest.raises(ExportRefused) as refused:
         verify_tokenizer_dir(tmp_path, schema)
     assert "<5.15" in str(refused.value)  # a schema is read only before 5.15
+
+
+async def test_the_status_line_lists_only_the_fields_the_message_has(workdir):
+    from tests.tui_helpers import SIZE, make_app, settle
+
+    app = make_app(workdir, "plain_answer.txt")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        assert set(app.main.analysis.value) == {"role", "content"}
+        status = str(app.main.status.render())
+        assert "parses: role, content" in status and "thinking" not in status and "tool_calls" not in status
