@@ -115,3 +115,18 @@ async def test_the_status_line_lists_only_the_fields_the_message_has(workdir):
         assert set(app.main.analysis.value) == {"role", "content"}
         status = str(app.main.status.render())
         assert "parses: role, content" in status and "thinking" not in status and "tool_calls" not in status
+
+
+async def test_the_tree_cursor_on_a_top_level_field_lights_its_value_not_the_whole_output(workdir):
+    from tests.tui_helpers import SIZE, make_app, settle
+
+    app = make_app(workdir, "tool_call.txt")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        tree, raw = app.main.tree, app.main.raw
+        tree.focus()
+        tree.move_cursor(next(n for n in tree.root.children if n.data.key == "thinking"))
+        await pilot.pause()
+        text = raw.text
+        assert raw.selected and all(e - s < len(text) for s, e in raw.selected), raw.selected
+        assert [text[s:e] for s, e in raw.selected] == [app.main.analysis.value["thinking"]]
