@@ -130,3 +130,64 @@ async def test_the_tree_cursor_on_a_top_level_field_lights_its_value_not_the_who
         text = raw.text
         assert raw.selected and all(e - s < len(text) for s, e in raw.selected), raw.selected
         assert [text[s:e] for s, e in raw.selected] == [app.main.analysis.value["thinking"]]
+
+
+def _new_family(tmp_path: Path) -> Path:
+    """A new model: samples under sample_outputs/newfam/, no schemas/ folder at all."""
+    folder = tmp_path / "sample_outputs" / "newfam"
+    folder.mkdir(parents=True)
+    sample = folder / "plain.txt"
+    sample.write_text("Hello there.<|im_end|>", encoding="utf-8")
+    return sample
+
+
+def test_open_with_template_on_a_new_family_proposes_the_familys_template_file(tmp_path, monkeypatch):
+    from workbench.tui.app import WorkbenchApp
+
+    sample = _new_family(tmp_path)
+    opened = []
+    monkeypatch.setattr(WorkbenchApp, "run", lambda self, *a, **k: opened.append(self.document))
+    monkeypatch.chdir(tmp_path / "sample_outputs")  # not where the template belongs
+    result = run("open", sample, "--template")
+    assert result.exit_code == 0, result.output
+    assert opened[0].path == tmp_path.resolve() / "schemas" / "newfam.template.json"
+
+
+async def test_saving_a_new_familys_template_asks_with_the_full_path_and_writes_there(tmp_path):
+    from tests.tui_helpers import SIZE, settle
+    from workbench.document import SchemaDocument
+    from workbench.prompts import STARTER_TEMPLATE
+    from workbench.samples import load
+    from workbench.tui.app import WorkbenchApp
+    from workbench.tui.screens.prompt import PromptScreen
+
+    sample = _new_family(tmp_path)
+    target = tmp_path / "schemas" / "newfam.template.json"
+    app = WorkbenchApp(SchemaDocument(target, STARTER_TEMPLATE), [load(sample)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, PromptScreen)  # schemas/ does not exist: asked, not made silently
+        assert app.screen.query_one("#answer").value == str(target)
+        await pilot.press("enter")
+        await pilot.pause()
+    assert json.loads(target.read_text(encoding="utf-8")) == json.loads(STARTER_TEMPLATE)
+
+
+async def test_a_parser_without_a_file_is_proposed_with_its_full_path(tmp_path, monkeypatch):
+    from tests.tui_helpers import SIZE, settle
+    from workbench.document import SchemaDocument
+    from workbench.prompts import STARTER_TEMPLATE
+    from workbench.samples import load
+    from workbench.tui.app import WorkbenchApp
+    from workbench.tui.screens.prompt import PromptScreen
+
+    monkeypatch.chdir(tmp_path)
+    app = WorkbenchApp(SchemaDocument(None, STARTER_TEMPLATE), [load(_new_family(tmp_path))])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, PromptScreen)
+        assert app.screen.query_one("#answer").value == str(tmp_path / "template.json")

@@ -108,11 +108,12 @@ def _tui_runtime(text: str, value: Optional[str]):
 
 def _starter_path(sample: Path, starter: str) -> Path | None:
     """Where the family's parser of the starter's format would be (``schemas/<family><suffix>``) for a
-    sample under sample_outputs/<family>/."""
+    sample under sample_outputs/<family>/, whether or not the family has a parser yet."""
     from ..formats import format_of_text
-    from ..samples import family_of, family_schema
+    from ..samples import family_of, family_parser_path
 
-    schema = family_schema(sample)
+    # a new model has no schemas/<family>.json yet: its samples folder still names the family
+    schema = family_parser_path(sample)
     return schema.with_name(family_of(schema) + format_of_text(starter).suffix) if schema is not None else None
 
 

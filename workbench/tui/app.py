@@ -231,7 +231,10 @@ class WorkbenchApp(App):
         if self.main.prompt_focused:
             self.action_save_prompt()  # ctrl+s saves what is being edited
             return
-        if self.document.path is None:
+        path = self.document.path
+        if path is None or not path.parent.is_dir():
+            # no file yet, or one in a folder that does not exist yet (a new family's schemas/):
+            # the user sees the full path and confirms it, nothing is created unasked
             self.action_save_as()
         else:
             self._write_after_asking(self.document.path, "saved", self._save, ask=False)
@@ -249,10 +252,14 @@ class WorkbenchApp(App):
             self._write_after_asking(target, "saved", self._save, ask=not same)
 
         noun = self.main.noun
-        self.push_screen(PromptScreen(f"Save the {noun} as:", f"{noun}.json"), chosen)
+        # the proposal is a full path (the family's file when the document has one): a bare
+        # "template.json" would land in whatever folder the app was started from
+        proposed = self.document.path or Path.cwd() / f"{noun}.json"
+        self.push_screen(PromptScreen(f"Save the {noun} as:", str(proposed.absolute())), chosen)
 
     def _save(self, path: Path, allow_read_only: bool = False) -> None:
         try:
+            path.parent.mkdir(parents=True, exist_ok=True)  # the user confirmed this path (a new family's schemas/)
             written = self.document.save(self.main.editor.text, path, allow_read_only=allow_read_only)
         except ReadOnlyError:
             self._ask_read_only(path, partial(self._save, path, allow_read_only=True))
