@@ -249,6 +249,14 @@ class WorkbenchApp(App):
                 return
             current = self.document.path
             same = current is not None and target.resolve() == current.resolve()
+            if same and not target.parent.is_dir():
+                # the user confirmed the proposed file (a new family's schemas/<family>.template.json);
+                # any other missing folder stays an error, as a typo's would
+                try:
+                    target.parent.mkdir(parents=True)
+                except OSError as exc:
+                    self._error(f"Not saved: could not make {target.parent}: {exc}")
+                    return
             self._write_after_asking(target, "saved", self._save, ask=not same)
 
         noun = self.main.noun
@@ -259,7 +267,6 @@ class WorkbenchApp(App):
 
     def _save(self, path: Path, allow_read_only: bool = False) -> None:
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)  # the user confirmed this path (a new family's schemas/)
             written = self.document.save(self.main.editor.text, path, allow_read_only=allow_read_only)
         except ReadOnlyError:
             self._ask_read_only(path, partial(self._save, path, allow_read_only=True))
