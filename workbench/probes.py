@@ -104,17 +104,20 @@ def probe_files(folder: Path, results: list[ProbeResult], fmt: str) -> list[tupl
     return files
 
 
-def write_probe_samples(folder: Path, results: list[ProbeResult], fmt: str, force: bool = False, inputs: list[Path] = (),
+def write_probe_samples(folder: Path, judged: list[tuple[list[ProbeResult], str]], force: bool = False, inputs: list[Path] = (),
                         notices: list[str] | None = None) -> int:
-    """Write the probe files (all or nothing); refuses to replace a file unless ``force``, and one of
+    """Write the probe files (all or nothing) with a golden for each (results, format) in
+    ``judged`` (one render, one parser each); refuses to replace a file unless ``force``, and one of
     the command's ``inputs`` (its chat template, its parser) even then. The number of samples
     written; what the user may not expect (a hard link broken) is added to ``notices``."""
     if folder.exists() and not folder.is_dir():
         raise InputError(f"{folder} is a file, not a folder")
-    files = probe_files(folder, results, fmt)
-    check_outputs([path for path, _ in files], inputs, force)
+    files: dict[Path, str] = {}
+    for results, fmt in judged:  # the outputs, prompts and probes.json are the same for every parser
+        files.update(probe_files(folder, results, fmt))
+    check_outputs(list(files), inputs, force)
     folder.mkdir(parents=True, exist_ok=True)
-    said = atomic_write_all(files)
+    said = atomic_write_all(list(files.items()))
     if notices is not None:
         notices.extend(said)
-    return len(files) // 3  # three files per probe, and probes.json
+    return sum(r.output is not None for r in judged[0][0])

@@ -92,12 +92,17 @@ def load(path: Path) -> Sample:
 def family_schema(sample_path: Path, template: bool = False) -> Path | None:
     """``schemas/<family>.json`` (or, with ``template``, ``schemas/<family>.template.json``) for a
     sample under ``sample_outputs/<family>/``, if it exists."""
+    candidate = family_parser_path(sample_path, template)
+    return candidate if candidate is not None and candidate.is_file() else None
+
+
+def family_parser_path(sample_path: Path, template: bool = False) -> Path | None:
+    """Where the family's schema (or template) belongs for a sample under
+    ``sample_outputs/<family>/``, whether or not it exists yet (a new model's first parser)."""
     parts = sample_path.resolve().parts
     for i in range(len(parts) - 2, -1, -1):
         if parts[i] == "sample_outputs" and i + 1 < len(parts) - 1:
-            name = parts[i + 1] + (TEMPLATE_SUFFIX if template else ".json")
-            candidate = Path(*parts[:i]) / "schemas" / name
-            return candidate if candidate.is_file() else None
+            return Path(*parts[:i]) / "schemas" / (parts[i + 1] + (TEMPLATE_SUFFIX if template else ".json"))
     return None
 
 

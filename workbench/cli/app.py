@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.metadata
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
 from ..engine.depth import raise_limit
 
@@ -18,7 +19,27 @@ from .parse import parse
 from .roundtrip import roundtrip
 from .validate import validate
 
+def _bare_flags(params: list) -> list:
+    """``params`` with each on/off flag's type label blanked: typer labels every option with its
+    type, and ``--json <bool>`` reads as if the flag took a value."""
+    for param in params:
+        if getattr(param, "is_flag", False) and not getattr(param, "count", False):
+            param.metavar = ""
+    return params
+
+
+class Command(TyperCommand):
+    def get_params(self, ctx):
+        return _bare_flags(super().get_params(ctx))
+
+
+class Group(TyperGroup):
+    def get_params(self, ctx):
+        return _bare_flags(super().get_params(ctx))
+
+
 app = typer.Typer(
+    cls=Group,
     name="workbench",
     help="Write and debug transformers response schemas against raw model output.",
     no_args_is_help=True,
@@ -46,15 +67,15 @@ def _options(
     """Write and debug transformers response schemas against raw model output."""
 
 
-app.command()(parse)
-app.command()(validate)
-app.command()(export)
-app.command()(check)
-app.command()(migrate)
-app.command(name="open")(open_)
-app.command()(roundtrip)
-app.command()(draft)
-app.command()(new)
+app.command(cls=Command)(parse)
+app.command(cls=Command)(validate)
+app.command(cls=Command)(export)
+app.command(cls=Command)(check)
+app.command(cls=Command)(migrate)
+app.command(name="open", cls=Command)(open_)
+app.command(cls=Command)(roundtrip)
+app.command(cls=Command)(draft)
+app.command(cls=Command)(new)
 
 
 def main() -> None:

@@ -113,11 +113,12 @@ def _tui_runtime(text: str, value: Optional[str]):
 
 def _starter_path(sample: Path, starter: str) -> Path | None:
     """Where the family's parser of the starter's format would be (``schemas/<family><suffix>``) for a
-    sample under sample_outputs/<family>/."""
+    sample under sample_outputs/<family>/, whether or not the family has a parser yet."""
     from ..formats import format_of_text
-    from ..samples import family_of, family_schema
+    from ..samples import family_of, family_parser_path
 
-    schema = family_schema(sample)
+    # a new model has no schemas/<family>.json yet: its samples folder still names the family
+    schema = family_parser_path(sample)
     return schema.with_name(family_of(schema) + format_of_text(starter).suffix) if schema is not None else None
 
 
@@ -136,5 +137,5 @@ def _probe_samples(chat_template: Path, document, variables: list[str], folder: 
     variables_ = template_variables(variables)
     with ProgressLine(f"rendering {template_file(model, None)}: ") as progress:
         results = run_probes(model, None, parse, variables_, budget or RenderBudget(), progress)
-    write_probe_samples(folder, results, fmt)
+    write_probe_samples(folder, [(results, fmt)])
     return [load(p) for p in discover(folder)]

@@ -21,8 +21,8 @@ from rich.text import Text
 from ..chat_template_files import load_chat_template
 from ..engine.chat_template import RenderBudget
 from ..formats import format_of
-from ..engine.chat_template.roundtrip import CONVENTIONS, WHY, ProbeResult, unusable
-from ..engine.preview import preview
+from ..engine.chat_template.roundtrip import CANNOT_RENDER, CONVENTIONS, WHY, Difference, ProbeResult, reparse, unusable
+from ..engine.preview import preview_pair
 from ..engine.visible import visible
 from ..files import InputError, WriteError, load_schema
 from ..probes import parser_of, run_probes, template_file, template_variables, write_probe_samples
@@ -43,36 +43,52 @@ def roundtrip(
     render_timeout: float = render_timeout_option(RenderBudget.seconds),
     runtime: Optional[str] = runtime_option(),
 ) -> None:
-    """Render probe messages with the chat template and check that the parser gives them back."""
-    if (schema is None) == (template is None):
-        raise stop("error: give one parser: --schema FILE or --template FILE", UNUSABLE)
-    parser_path = schema or template
+    """Render probe messages with the chat template and check that the parser(s) give them back."""
+    if schema is None and template is None:
+        raise stop("error: give a parser: --schema FILE, --template FILE, or both", UNUSABLE)
+    # each parser given, by the option it came with: both are judged on the same renders
+    given = [(noun, path) for noun, path in (("schema", schema), ("template", template)) if path is not None]
     try:
         model = load_chat_template(chat_template)
-        parser_value = load_schema(parser_path)
-        chosen = runtime_or_stop(format_of(parser_value), runtime, parser_value)
-        fmt, parse = parser_of(parser_path, parser_value, chosen.release)
-        if fmt.noun != ("template" if template is not None else "schema"):
-            raise InputError(f"{parser_path} is a {fmt}; pass it with {'--template' if template is None else '--schema'}")
+        parsers = [(noun, path, *_parser(noun, path, runtime)) for noun, path in given]
         variables, budget = template_variables(variable), render_budget(render_timeout)
         with ProgressLine(f"rendering {template_file(model, name)}: ") as progress:
-            results = run_probes(model, name, parse, variables, budget, progress)
+            results = run_probes(model, name, parsers[0][3], variables, budget, progress)
         why = unusable(results)
         if why is not None:
             raise InputError(f"{template_file(model, name)}: {why}")
+        by_noun = {parsers[0][0]: results} | {noun: reparse(results, parse) for noun, _, _, parse in parsers[1:]}
         if write_samples is not None:
             notices: list[str] = []
-            count = write_probe_samples(write_samples, results, fmt, force, inputs=[*model.files, parser_path], notices=notices)
+            count = write_probe_samples(write_samples, [(by_noun[noun], fmt) for noun, _, fmt, _ in parsers], force,
+                                        inputs=[*model.files, *(path for _, path, _, _ in parsers)], notices=notices)
             for notice in notices:
                 say(f"note: {notice}")
             say(f"wrote {count} samples with their prompts and goldens to {write_samples}")
     except (InputError, WriteError, OSError) as exc:
         raise stop(f"error: {exc}", UNUSABLE)
+    if len(by_noun) == 1:
+        if as_json:
+            emit_json([report_dict(r) for r in results])
+        else:
+            emit_text(report_table(results))
+        raise typer.Exit(exit_code(results))
     if as_json:
-        emit_json([report_dict(r) for r in results])
+        emit_json({noun: [report_dict(r) for r in rs] for noun, rs in by_noun.items()})
     else:
-        emit_text(report_table(results))
-    raise typer.Exit(exit_code(results))
+        emit_text(both_table(by_noun["schema"], by_noun["template"]))
+    # the worse of the two: 0 only when both round-trip
+    raise typer.Exit(max(exit_code(by_noun["schema"]), exit_code(by_noun["template"])))
+
+
+def _parser(noun: str, path: Path, runtime: Optional[str]):
+    """(format, parse) of the parser file given with ``--<noun>``, as ``--runtime`` runs it."""
+    value = load_schema(path)
+    chosen = runtime_or_stop(format_of(value), runtime, value)
+    fmt, parse = parser_of(path, value, chosen.release)
+    if fmt.noun != noun:
+        raise InputError(f"{path} is a {fmt}; pass it with --{fmt.noun}")
+    return fmt, parse
 
 
 def exit_code(results: list[ProbeResult]) -> int:
@@ -91,11 +107,39 @@ def report_dict(result: ProbeResult) -> dict:
     }
 
 
+def difference_line(d: Difference) -> str:
+    """One difference: its kind, path and both values cut around where they part."""
+    line = f"{WHY[d.kind]}: {d.path or '/'}"
+    if d.path:
+        expected, got = preview_pair(d.expected, d.got)
+        line += f" expected {expected}, got {got}"
+    return line + (f" ({d.note})" if d.note else "")
+
+
+def both_table(schema: list[ProbeResult], template: list[ProbeResult]) -> str:
+    """The schema's and the template's verdicts on each probe, side by side."""
+    table = Table("probe", "schema", "template", "differences", show_lines=False)
+    for s, t in zip(schema, template):
+        lines = [f"{noun}: {difference_line(d)}" for noun, r in (("schema", s), ("template", t)) for d in r.differences
+                 if d.kind != CANNOT_RENDER or noun == "schema"]  # a render failure is both's: said once
+        shapes = "".join(f"\nrendered with {CONVENTIONS[c]}" for c in s.conventions)
+        table.add_row(Text(visible(s.name)), Text(s.verdict + shapes), Text(t.verdict),
+                      Text(visible("\n".join(lines), keep_newlines=True)))
+    console = Console(record=True, width=160, file=io.StringIO())
+    console.print(table)
+    return console.export_text() + "".join(_summary(noun, rs) for noun, rs in (("schema", schema), ("template", template)))
+
+
+def _summary(noun: str, results: list[ProbeResult]) -> str:
+    wrong = sum(r.parser_wrong for r in results)
+    return f"{noun}: " + (f"{wrong} of {len(results)} probes: the parser is wrong\n" if wrong
+                          else f"{len(results)} probes: no difference is the parser's fault\n")
+
+
 def report_table(results: list[ProbeResult]) -> str:
     table = Table("probe", "result", "differences", show_lines=False)
     for r in results:
-        lines = [f"{WHY[d.kind]}: {d.path or '/'}" + (f" expected {preview(d.expected)}, got {preview(d.got)}" if d.path else "")
-                 + (f" ({d.note})" if d.note else "") for d in r.differences]
+        lines = [difference_line(d) for d in r.differences]
         # Text, not markup: a template's error or a probe's value may hold "[/]" or "[link=…]".
         verdict = r.verdict + "".join(f"\nrendered with {CONVENTIONS[c]}" for c in r.conventions)
         table.add_row(Text(visible(r.name)), Text(verdict), Text(visible("\n".join(lines), keep_newlines=True)))

@@ -256,14 +256,23 @@ class Verification:
     lines: list[str]
 
 
-def require_transformers():
-    """transformers' AutoTokenizer, or ExportRefused saying how to install it. Callers that verify
-    after writing ask this first, so a missing transformers stops them before any write."""
+def install_advice(value: Any = None) -> str:
+    """The transformers to install to check ``value``: the releases that read its format (a
+    schema only before 5.15, a template from 5.13, its tools= casting from 5.15)."""
+    if value is not None and format_of(value) == TEMPLATE:
+        return "pip install 'transformers>=5.15' (5.13 and 5.14 read a template too)"
+    return "pip install 'transformers>=5.3,<5.15'"
+
+
+def require_transformers(value: Any = None):
+    """transformers' AutoTokenizer, or ExportRefused saying how to install a release that reads
+    ``value`` (the parser to check). Callers that verify after writing ask this first, so a
+    missing transformers stops them before any write."""
     try:
         import transformers  # noqa: F401 - optional: only the verifier needs it
         from transformers import AutoTokenizer
     except ImportError:
-        raise ExportRefused("--verify needs transformers: pip install 'transformers>=5,<5.15'") from None
+        raise ExportRefused(f"checking the export needs transformers: {install_advice(value)}") from None
     return AutoTokenizer
 
 
@@ -272,7 +281,7 @@ def verify_tokenizer_dir(tokenizer_dir: str | Path, schema: Any, sample_text: st
     """Load the folder with transformers and check it holds ``schema`` and parses like we do
     (``shown``: the folder to name in messages, when ``tokenizer_dir`` is its staged copy). The
     folder's own tokenizer code is never run (trust_remote_code=False)."""
-    AutoTokenizer = require_transformers()
+    AutoTokenizer = require_transformers(schema)
     import importlib.metadata
 
     from .schema.parse import parse_response

@@ -54,3 +54,26 @@ def _clipped(value: Any, budget: list[int]) -> Any:
         return members
     budget[0] -= 1
     return value
+
+
+def preview_pair(expected: Any, got: Any, limit: int = 60, before: int = 20) -> tuple[str, str]:
+    """Both values as JSON, each cut to the same window around the first character where they part
+    (``before`` characters of what they share, then up to ``limit`` in all), with "…" where cut:
+    two previews cut at one length from the start hide a difference that lies past it."""
+    a, b = _json(expected), _json(got)
+    at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    start = max(0, at - before)
+    return _window(a, start, limit), _window(b, start, limit)
+
+
+def _json(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return reprlib.repr(value)
+
+
+def _window(text: str, start: int, limit: int) -> str:
+    head = "…" if start else ""
+    body = text[start:start + limit - len(head)]
+    return head + body if start + len(body) >= len(text) else head + body[:-1] + "…"

@@ -198,7 +198,10 @@ class SchemaFormat(Format):
 
     def summary(self, result) -> str:
         warnings = len(result.problems)
-        return (", ".join(result.fields) or "no fields") + (f" · {warnings} warning{'s' if warnings != 1 else ''}" if warnings else "")
+        # the schema's fields the message has: one the output did not fill is not what it parses to
+        message = result.value if isinstance(result.value, dict) else {}
+        fields = [f for f in result.fields if f in message]
+        return (", ".join(fields) or "no fields") + (f" · {warnings} warning{'s' if warnings != 1 else ''}" if warnings else "")
 
     def range_near(self, positions: Any, pointer: str) -> Any:
         return positions.range_of(pointer) or positions.range_of(schema_node_of(pointer))

@@ -231,7 +231,10 @@ class WorkbenchApp(App):
         if self.main.prompt_focused:
             self.action_save_prompt()  # ctrl+s saves what is being edited
             return
-        if self.document.path is None:
+        path = self.document.path
+        if path is None or not path.parent.is_dir():
+            # no file yet, or one in a folder that does not exist yet (a new family's schemas/):
+            # the user sees the full path and confirms it, nothing is created unasked
             self.action_save_as()
         else:
             self._write_after_asking(self.document.path, "saved", self._save, ask=False)
@@ -246,10 +249,21 @@ class WorkbenchApp(App):
                 return
             current = self.document.path
             same = current is not None and target.resolve() == current.resolve()
+            if same and not target.parent.is_dir():
+                # the user confirmed the proposed file (a new family's schemas/<family>.template.json);
+                # any other missing folder stays an error, as a typo's would
+                try:
+                    target.parent.mkdir(parents=True)
+                except OSError as exc:
+                    self._error(f"Not saved: could not make {target.parent}: {exc}")
+                    return
             self._write_after_asking(target, "saved", self._save, ask=not same)
 
         noun = self.main.noun
-        self.push_screen(PromptScreen(f"Save the {noun} as:", f"{noun}.json"), chosen)
+        # the proposal is a full path (the family's file when the document has one): a bare
+        # "template.json" would land in whatever folder the app was started from
+        proposed = self.document.path or Path.cwd() / f"{noun}.json"
+        self.push_screen(PromptScreen(f"Save the {noun} as:", str(proposed.absolute())), chosen)
 
     def _save(self, path: Path, allow_read_only: bool = False) -> None:
         try:

@@ -261,6 +261,25 @@ def roundtrip(
     return results
 
 
+def reparse(results: list[ProbeResult], parse: Callable[[str, str], Any]) -> list[ProbeResult]:
+    """The same renders judged with another parser: two parsers are checked on one render each
+    (the render is the slow, budgeted part, and both must see the same output)."""
+    out = []
+    for old in results:
+        result = ProbeResult(old.name, old.message, old.prompt, old.output, conventions=old.conventions,
+                             rendered=old.rendered, render_error=old.render_error)
+        if old.output is None:  # not rendered, or not a prefix: nothing was parsed
+            result.differences = list(old.differences)
+        else:
+            try:
+                result.parsed = parse(old.output, old.prompt or "")
+            except Exception as exc:  # noqa: BLE001 - the parser's own error is the finding
+                result.error = f"{type(exc).__name__}: {exc}"
+            result.differences = judge(result.seen, result.parsed, result.error, old.output)
+        out.append(result)
+    return out
+
+
 def comparable(message: Any, keep_ids: bool = True) -> dict:
     """The message as its consumers read it (see the module's docstring)."""
     if not isinstance(message, dict):
@@ -306,7 +325,9 @@ def compare(probe: dict, parsed: Any, output: str) -> list[Difference]:
     differences: list[Difference] = []
     for key in ("role", "reasoning", "content"):
         if expected.get(key) != got.get(key):
-            differences.append(_difference(f"/{key}", expected.get(key), got.get(key), output))
+            # reasoning is compared under any of its names, but reported under the probe's own
+            name = _reasoning_key(probe, parsed) if key == "reasoning" else key
+            differences.append(_difference(f"/{name}", expected.get(key), got.get(key), output))
     want, have = expected.get("tool_calls", []), got.get("tool_calls", [])
     for i in range(max(len(want), len(have))):
         w = want[i] if i < len(want) else None
@@ -314,6 +335,16 @@ def compare(probe: dict, parsed: Any, output: str) -> list[Difference]:
         if w != h:
             differences.append(_difference(f"/tool_calls/{i}", w, h, output))
     return differences
+
+
+def _reasoning_key(probe: dict, parsed: Any) -> str:
+    """The key the probe holds its reasoning under, else the parser's, else ``reasoning``."""
+    for message in (probe, parsed):
+        if isinstance(message, dict):
+            found = next((k for k in REASONING_FIELDS if message.get(k)), None)
+            if found:
+                return found
+    return "reasoning"
 
 
 def _difference(path: str, expected: Any, got: Any, output: str) -> Difference:

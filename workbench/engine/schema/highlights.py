@@ -113,8 +113,12 @@ def node_spans(trace: Trace, node: TraceNode, key: str | None = None, substituti
     spans: list[Span] = []
     if key is None:
         own = trace.locate(node)  # finds a JSON member's exact text on demand
-        if node.path and (node.span or own) is not None:
-            spans.append(node.span or own)
+        received = node.span or own
+        # A top-level field receives the whole output and finds its value with its regex: lighting
+        # what it received would light everything, so then only its matches (its value) are lit.
+        whole = received is not None and tuple(received) == (0, len(trace.text)) and bool(node.matches)
+        if node.path and received is not None and not whole:
+            spans.append(received)
     for m in node.matches:
         if key is not None and (m.key != key or (substitution is not None and m.substitution != substitution)):
             continue
