@@ -118,7 +118,7 @@ def _probe_samples(tokenizer_dir: Path, files: list[Path], parsers: list[Any], f
     why = unusable(results)
     if why is not None:
         raise InputError(f"{template_file(model, None)}: {why}, so it gives no samples to verify with")
-    count = write_probe_samples(folder, results, fmt)
+    count = write_probe_samples(folder, [(results, fmt)])
     say(f"note: no --sample and no sample_outputs/<family>/: verifying with the {count} round-trip probes rendered by "
         f"{template_file(model, None)}")
     return discover(folder)
