@@ -1,6 +1,6 @@
 """``workbench check``: every shipped schema and template on its family's samples, against the goldens.
 
-Layout: ``SCHEMAS/<family>.json`` and ``SCHEMAS/<family>.template.json``; ``SAMPLES/<family>/<case>.txt``
+Layout: ``<schemas>/<family>.json`` and ``<schemas>/<family>.template.json``; ``<samples>/<family>/<case>.txt``
 with ``<case>.expected.json`` or ``<case>.expected-error.txt`` for the schema,
 ``<case>.template.expected.json`` or ``<case>.template.expected-error.txt`` for the template, and the
 prompts the template parses with (samples.py). A family is checked in each format it has a file for.

@@ -546,7 +546,7 @@ class AnalysisClient:
         self, template_text: str, sample: str, prefix: str, tools: Any, chunk: int, time_limit: float,
         cancelled: Callable[[], bool], runtime: str | None = None,
     ) -> tuple[Any, str | None] | None:
-        """The streaming replay of the sample (``engine.template.replay``): (Replay, None), or
+        """The streaming replay of the sample (its format's ``replay``): (Replay, None), or
         (None, why) when the template cannot run; None if cancelled first."""
         with self._lock:
             self._ensure()
