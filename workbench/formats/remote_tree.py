@@ -34,7 +34,6 @@ class RemoteNode:
     key: Any
     path: str
     count: int  # how many children it has
-    outline: bool = False  # a template outline node (else a schema trace node)
     name: str = ""
     via: str | None = None
     value: Any = MISSING  # only where the line shows it

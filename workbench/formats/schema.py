@@ -168,7 +168,7 @@ class SchemaFormat(Format):
     def stub(self, node: Any, ref: int, failed: bool) -> RemoteNode:
         children = node.children
         shows = node.value is not MISSING and (node.via in ("const", "default") or not children)
-        return RemoteNode(ref, node.key, node.path, len(children), False, via=node.via,
+        return RemoteNode(ref, node.key, node.path, len(children), via=node.via,
                           value=node.value if shows else MISSING, error=node.error, no_match=node.no_match,
                           found=range(len(node.found)), failed=failed)
 

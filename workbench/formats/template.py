@@ -218,7 +218,7 @@ class TemplateFormat(Format):
     def stub(self, node: Any, ref: int, failed: bool) -> RemoteNode:
         children = node.children
         shows = node.value is not MISSING and (not children or node.key is None or node.key[0] in ("field", "region"))
-        return RemoteNode(ref, node.key, node.path, len(children), True, name=node.name,
+        return RemoteNode(ref, node.key, node.path, len(children), name=node.name,
                           value=node.value if shows else MISSING, error=node.error, text=node.text,
                           note=node.note, failed=failed)
 
