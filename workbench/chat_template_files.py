@@ -12,6 +12,8 @@ The tokenizer's named special tokens (``bos_token``, ``eos_token``, …) come fr
 ``tokenizer_config.json`` (a token may be written as a string or as an ``AddedToken`` object) and a
 legacy ``special_tokens_map.json``. ``ChatTemplate.pick`` chooses among named templates as
 ``tokenizer.get_chat_template`` does. Problems are ``InputError``s naming the file.
+
+``load_renderer("FILE.py:FUNC", trusted)`` stands for a model whose chat format is a Python function.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ class ChatTemplate:
     origin: dict[str, Path]  # the file each template was read from
     special_tokens: dict[str, str] = field(default_factory=dict)
     files: list[Path] = field(default_factory=list)  # every file read: a command must not write over one
+    # a Python renderer (``load_renderer``): the function of the file ``origin["default"]`` that renders
+    function: str | None = None
 
     def pick(self, name: str | None = None, tools: bool = False) -> tuple[str, str]:
         """(name, source) of the template a render uses: ``name`` if given, else ``tool_use`` when
@@ -61,6 +65,22 @@ def load_chat_template(src: str | Path) -> ChatTemplate:
     read = [*model.origin.values(), *(folder / name for name in (CONFIG_FILE, SPECIAL_TOKENS_FILE) if (folder / name).is_file())]
     model.files = list(dict.fromkeys(read))
     return model
+
+
+def load_renderer(spec: str, trusted: bool) -> ChatTemplate:
+    """A Python renderer, ``FILE.py:FUNC`` (``engine.chat_template.python_renderer``), as a model
+    whose one chat template is that function. The file is code from a model repo: without
+    ``trusted`` (``--trust-renderer``) it is an ``InputError`` and nothing of it runs."""
+    file, sep, function = spec.rpartition(":")
+    if not sep or not file or not function.isidentifier():
+        raise InputError(f"--renderer {spec!r}: expected FILE.py:FUNCTION (e.g. encoding.py:encode_messages)")
+    path = Path(file)
+    if not path.is_file():
+        raise InputError(f"{path}: no such renderer file")
+    if not trusted:
+        raise InputError(f"{path} is Python code from the model's repo: it runs only with --trust-renderer "
+                         "(then in a child process, under the render budget)")
+    return ChatTemplate({"default": read_text(path, "renderer")}, {"default": path}, files=[path], function=function)
 
 
 def has_chat_template(folder: Path) -> bool:

@@ -15,6 +15,7 @@ from .chat_template_files import ChatTemplate
 from .engine.chat_template import (
     RESERVED_VARIABLES, ChatTemplateError, RenderBudget, RenderOverBudget, SandboxedRenderer, reserved_variable,
 )
+from .engine.chat_template.python_renderer import PythonRenderer
 from .engine.chat_template.roundtrip import ProbeResult, golden, roundtrip
 from .formats import CannotRun, Format, format_of
 from .files import InputError, atomic_write_all, check_outputs, dump_json
@@ -63,7 +64,10 @@ def sandboxed(model: ChatTemplate, name: str | None, variables: dict[str, Any], 
     and any render past the budget, is an ``InputError`` naming the template's file."""
     _, source = model.pick(name, tools=True)
     origin = template_file(model, name)
-    renderer = SandboxedRenderer(source, model.special_tokens, variables, budget)
+    if model.function is not None:
+        renderer: SandboxedRenderer = PythonRenderer(Path(origin), model.function, variables, budget)
+    else:
+        renderer = SandboxedRenderer(source, model.special_tokens, variables, budget)
     renderer.progress = progress
     try:
         try:

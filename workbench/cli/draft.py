@@ -15,7 +15,7 @@ from typing import Optional
 
 import typer
 
-from ..chat_template_files import ChatTemplate, load_chat_template
+from ..chat_template_files import ChatTemplate
 from ..formats import CannotRun, format_of
 from ..engine.chat_template import ChatTemplateError, RenderBudget
 from ..engine.chat_template.draft import Draft, draft as draft_template
@@ -23,12 +23,15 @@ from ..engine.chat_template.roundtrip import ProbeResult, roundtrip, unusable
 from ..files import InputError, WriteError, atomic_write_all, check_outputs, dump_json
 from ..formats.runtime_choice import Runtime, template_runtime
 from ..probes import sandboxed, template_file, template_variables
+from .model_source import chat_template_option, model_from, renderer_option, trust_renderer_option
 from .output import FAILED, UNUSABLE, ProgressLine, emit_json, emit_text, render_budget, render_timeout_option, runtime_option, say, stop
-from .roundtrip import exit_code, report_dict, report_table
+from .roundtrip import both_table, exit_code, report_dict
 
 
 def draft(
-    chat_template: Path = typer.Option(..., "--chat-template", help="A tokenizer folder or a .jinja file."),
+    chat_template: Optional[Path] = chat_template_option(),
+    renderer: Optional[str] = renderer_option(),
+    trust_renderer: bool = trust_renderer_option(),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the drafted response template here."),
     schema_out: Optional[Path] = typer.Option(None, "--schema-out", help="Write the drafted response schema here."),
     name: Optional[str] = typer.Option(None, "--name", help="Which of the model's named chat templates to analyse."),
@@ -45,7 +48,7 @@ def draft(
     except ValueError as exc:
         raise stop(f"error: --runtime {runtime}: {exc}", UNUSABLE)
     try:
-        model = load_chat_template(chat_template)
+        model = model_from(chat_template, renderer, trust_renderer)
         variables, budget = template_variables(variable), render_budget(render_timeout)
         targets = [(path, value) for path, value in ((out, "template"), (schema_out, "schema")) if path is not None]
         check_outputs([path for path, _ in targets], model.files, force)  # before the work, and again before writing
@@ -62,8 +65,7 @@ def draft(
         lines = [f"found: {line}" for line in found.findings] + [f"guessed: {line}" for line in found.guesses]
         shown = ("" if out is not None else "response template:\n" + dump_json(found.template)) + (
             "" if schema_out is not None else "response schema:\n" + dump_json(found.schema))
-        emit_text("\n".join(lines) + "\n" + shown + "round trip of the drafted template:\n" + report_table(through_template)
-                  + "round trip of the drafted schema:\n" + report_table(through_schema))
+        emit_text("\n".join(lines) + "\n" + shown + "round trip of the drafted parsers:\n" + both_table(through_schema, through_template))
     for path, _ in targets:
         say(f"wrote {path}")
     for notice in notices:

@@ -17,7 +17,6 @@ from typing import Optional
 
 import typer
 
-from ..chat_template_files import load_chat_template
 from ..check import check as run_check
 from ..engine.chat_template import RenderBudget
 from ..engine.visible import visible
@@ -28,8 +27,9 @@ from ..probes import probe_files, template_variables
 from ..samples import PROBES, discover, load
 from .check import _print_table as print_check_table
 from .draft import draft_and_roundtrip, missing_fields
+from .model_source import chat_template_option, model_from, renderer_option, trust_renderer_option
 from .output import FAILED, UNUSABLE, emit_text, render_budget, render_timeout_option, say, stop
-from .roundtrip import exit_code, report_table
+from .roundtrip import both_table, exit_code
 
 # A family name becomes a file and a folder name: a plain name, so it cannot point elsewhere
 # (``../x``), hide (``.x``) or read as another format's file (``x.template`` gives x.template.json).
@@ -38,7 +38,9 @@ _FAMILY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 def new(
     name: str = typer.Argument(..., help="The new family: schemas/NAME.json, sample_outputs/NAME/."),
-    chat_template: Path = typer.Option(..., "--chat-template", help="A tokenizer folder or a .jinja file."),
+    chat_template: Optional[Path] = chat_template_option(),
+    renderer: Optional[str] = renderer_option(),
+    trust_renderer: bool = trust_renderer_option(),
     schemas_dir: Path = typer.Option(Path("schemas"), "--schemas", help="Where the family's parsers go."),
     samples_dir: Path = typer.Option(Path("sample_outputs"), "--samples", help="Where the family's sample folder goes."),
     template_name: Optional[str] = typer.Option(None, "--name", help="Which of the model's named chat templates to analyse."),
@@ -63,7 +65,7 @@ def new(
         for where in (schemas_dir, samples_dir, folder):
             if where.exists() and not where.is_dir():
                 raise InputError(f"{where} is a file, not a folder")
-        model = load_chat_template(chat_template)
+        model = model_from(chat_template, renderer, trust_renderer)
         variables, budget = template_variables(variable), render_budget(render_timeout)
         # Before the renders, what can be known of the plan; every file again once the probes are known.
         check_outputs([*map(parser_path, FORMATS), folder / PROBES], model.files, force)
@@ -82,8 +84,7 @@ def new(
         raise stop(f"error: {exc}", UNUSABLE)
 
     lines = [f"found: {line}" for line in found.findings] + [f"guessed: {line}" for line in found.guesses]
-    emit_text("\n".join(lines) + "\nround trip of the drafted template:\n" + report_table(through_template)
-              + "round trip of the drafted schema:\n" + report_table(through_schema))
+    emit_text("\n".join(lines) + "\nround trip of the drafted parsers:\n" + both_table(through_schema, through_template))
     say(f"wrote {template_path} and {schema_path}")
     say(f"wrote {len(discover(folder))} samples with their prompts and goldens (both formats) to {folder}")
     for notice in notices:

@@ -18,7 +18,6 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..chat_template_files import load_chat_template
 from ..engine.chat_template import RenderBudget
 from ..formats import format_of
 from ..engine.chat_template.roundtrip import CANNOT_RENDER, CONVENTIONS, WHY, Difference, ProbeResult, reparse, unusable
@@ -26,11 +25,14 @@ from ..engine.preview import preview_pair
 from ..engine.visible import visible
 from ..files import InputError, WriteError, load_schema
 from ..probes import parser_of, run_probes, template_file, template_variables, write_probe_samples
+from .model_source import chat_template_option, model_from, renderer_option, trust_renderer_option
 from .output import FAILED, OK, UNUSABLE, ProgressLine, emit_json, emit_text, render_budget, render_timeout_option, runtime_option, runtime_or_stop, say, stop
 
 
 def roundtrip(
-    chat_template: Path = typer.Option(..., "--chat-template", help="A tokenizer folder or a .jinja file."),
+    chat_template: Optional[Path] = chat_template_option(),
+    renderer: Optional[str] = renderer_option(),
+    trust_renderer: bool = trust_renderer_option(),
     schema: Optional[Path] = typer.Option(None, "--schema", help="A response schema to check."),
     template: Optional[Path] = typer.Option(None, "--template", help="A response template to check."),
     name: Optional[str] = typer.Option(None, "--name", help="Which of the model's named chat templates to render."),
@@ -49,7 +51,7 @@ def roundtrip(
     # each parser given, by the option it came with: both are judged on the same renders
     given = [(noun, path) for noun, path in (("schema", schema), ("template", template)) if path is not None]
     try:
-        model = load_chat_template(chat_template)
+        model = model_from(chat_template, renderer, trust_renderer)
         parsers = [(noun, path, *_parser(noun, path, runtime)) for noun, path in given]
         variables, budget = template_variables(variable), render_budget(render_timeout)
         with ProgressLine(f"rendering {template_file(model, name)}: ") as progress:
@@ -117,23 +119,26 @@ def difference_line(d: Difference) -> str:
 
 
 def both_table(schema: list[ProbeResult], template: list[ProbeResult]) -> str:
-    """The schema's and the template's verdicts on each probe, side by side."""
+    """The schema's and the template's verdicts on each probe, side by side. Both parsers read the
+    same render: what that render lacks (and the shapes it needed) is said once, under the probe."""
     table = Table("probe", "schema", "template", "differences", show_lines=False)
     for s, t in zip(schema, template):
-        lines = [f"{noun}: {difference_line(d)}" for noun, r in (("schema", s), ("template", t)) for d in r.differences
-                 if d.kind != CANNOT_RENDER or noun == "schema"]  # a render failure is both's: said once
+        said = {noun: [difference_line(d) for d in r.differences] for noun, r in (("schema", s), ("template", t))}
+        lines = [f"both: {line}" for line in said["schema"] if line in said["template"]]
+        lines += [f"{noun}: {line}" for noun, mine in said.items() for line in mine if f"both: {line}" not in lines]
         shapes = "".join(f"\nrendered with {CONVENTIONS[c]}" for c in s.conventions)
-        table.add_row(Text(visible(s.name)), Text(s.verdict + shapes), Text(t.verdict),
+        table.add_row(Text(visible(s.name) + shapes), Text(s.verdict), Text(t.verdict),
                       Text(visible("\n".join(lines), keep_newlines=True)))
     console = Console(record=True, width=160, file=io.StringIO())
     console.print(table)
-    return console.export_text() + "".join(_summary(noun, rs) for noun, rs in (("schema", schema), ("template", template)))
+    return console.export_text() + "".join(f"{noun}: {_summary(rs)}" for noun, rs in (("schema", schema), ("template", template)))
 
 
-def _summary(noun: str, results: list[ProbeResult]) -> str:
-    wrong = sum(r.parser_wrong for r in results)
-    return f"{noun}: " + (f"{wrong} of {len(results)} probes: the parser is wrong\n" if wrong
-                          else f"{len(results)} probes: no difference is the parser's fault\n")
+def _summary(results: list[ProbeResult]) -> str:
+    """The verdict over all probes, in a line (and one for the probes no shape rendered)."""
+    wrong, unrendered = sum(r.parser_wrong for r in results), sum(r.unrendered for r in results)
+    return (f"{wrong} of {len(results)} probes: the parser is wrong\n" if wrong else f"{len(results)} probes: no difference is the parser's fault\n") + (
+        f"{unrendered} of {len(results)} probes could not be rendered in any shape tried: nothing was checked on them\n" if unrendered else "")
 
 
 def report_table(results: list[ProbeResult]) -> str:
@@ -145,6 +150,4 @@ def report_table(results: list[ProbeResult]) -> str:
         table.add_row(Text(visible(r.name)), Text(verdict), Text(visible("\n".join(lines), keep_newlines=True)))
     console = Console(record=True, width=160, file=io.StringIO())  # rendered to text, printed by emit
     console.print(table)
-    wrong, unrendered = sum(r.parser_wrong for r in results), sum(r.unrendered for r in results)
-    return console.export_text() + (f"{wrong} of {len(results)} probes: the parser is wrong\n" if wrong else f"{len(results)} probes: no difference is the parser's fault\n") + (
-        f"{unrendered} of {len(results)} probes could not be rendered in any shape tried: nothing was checked on them\n" if unrendered else "")
+    return console.export_text() + _summary(results)

@@ -83,6 +83,9 @@ class ChatRenderer:
     """One chat template with its special tokens and variables, rendered in this process; the same
     conversation is rendered once. ``progress(status)`` is called before each new render."""
 
+    # a Jinja template reads ``bos_token``, ``eos_token``, … as variables (a Python renderer has its own)
+    reads_special_tokens = True
+
     def __init__(self, source: str, special_tokens: dict[str, str] | None = None, variables: dict[str, Any] | None = None) -> None:
         self.source = source
         self.variables = {**(special_tokens or {}), **(variables or {})}
@@ -170,13 +173,17 @@ class SandboxedRenderer(ChatRenderer):
         if hasattr(os, "fork"):
             kind, value = self._exchange(request)
         else:
-            kind, value = _answer(request, self.source, self.variables, self.budget)
+            kind, value = self._answerer()(request)
         if kind == "value":
             return value
         if kind == "error":
             raise ChatTemplateError(*value)
         self.close()
         raise RenderOverBudget(kind, self.budget, line=value)
+
+    def _answerer(self) -> Callable[[tuple], tuple[str, Any]]:
+        """What answers a request where the renders run (the child): ``_answer``'s contract."""
+        return lambda request: _answer(request, self.source, self.variables, self.budget)
 
     def _exchange(self, request: tuple) -> tuple[str, Any]:
         if self._pid is None:
@@ -212,7 +219,7 @@ class SandboxedRenderer(ChatRenderer):
                     other._reap.detach()  # and is not this one's to kill
                     other._conn.close()
                 _detach()
-                _serve(theirs, self.source, self.variables, self.budget)
+                _serve(theirs, self._answerer(), self.budget)
             except BaseException:  # noqa: BLE001 - the parent sees the pipe close and says so
                 code = 1
             finally:
@@ -272,14 +279,14 @@ def _detach() -> None:
     os.close(null)
 
 
-def _serve(conn: Any, source: str, variables: dict[str, Any], budget: RenderBudget) -> None:
+def _serve(conn: Any, answer: Callable[[tuple], tuple[str, Any]], budget: RenderBudget) -> None:
     _limit(budget)
     while True:
         try:
             request = conn.recv()
         except EOFError:
             return
-        conn.send(_answer(request, source, variables, budget))
+        conn.send(answer(request))
 
 
 def _answer(request: tuple, source: str, variables: dict[str, Any], budget: RenderBudget) -> tuple[str, Any]:

@@ -35,6 +35,7 @@ NEWEST_RUNTIME = "5.24"  # the release a draft targets unless told (``runtime``)
 PYTHON_CALL_LIST_SINCE = (5, 24)  # the first release with the ``python-call-list`` content parser
 NAMES = ("qz_first_tool", "qz_second_tool")
 ARGS = {"qzkey": "qzvalue"}
+TYPED_VALUE = 4242  # the same argument as a number, for formats that mark a value's type
 
 
 @dataclass
@@ -223,7 +224,7 @@ def _calls(render, result: Draft, target: tuple[int, int] = release(None)) -> No
                if target < PYTHON_CALL_LIST_SINCE else " (they are not one [...] list python-call-list could read)")
         )
         return
-    if found is None and _xml_parameters(out1[:n1], after, out2, result):
+    if found is None and _xml_parameters(out1[:n1], after, out2, _typed_after(render, tools, prompt, result), result):
         return
     if found is None:
         result.guesses.append("tool calls: arguments are neither a JSON object nor a JSON string (XML-style parameters or a "
@@ -240,10 +241,7 @@ def _calls(render, result: Draft, target: tuple[int, int] = release(None)) -> No
     gap = out2[end1: out2.index(NAMES[1])]  # first call's close, then the second call's open
     opener = _from_token(_common_suffix(out1[:n1], gap))
     closer = _to_token(os.path.commonprefix([after_args, gap]))
-    section_open = out1[:n1][: len(out1[:n1]) - len(opener)].strip()
-    section_open = re.sub(r"^<([^<>/\s]+)>\s*</\1>", "", section_open).strip()  # an empty reasoning block before calls
-    if result.reasoning_closed and section_open.startswith(result.reasoning[1]):  # the prefilled closer
-        section_open = section_open[len(result.reasoning[1]):].strip()
+    section_open = _section_open(out1[:n1], opener, result)
     rest = after_args[len(closer):]
     section_close = rest[: rest.find(result.end)].strip() if result.end and result.end in rest else rest.strip()
     if not opener.strip():
@@ -256,6 +254,27 @@ def _calls(render, result: Draft, target: tuple[int, int] = release(None)) -> No
         f"each call: {opener.strip()!r} NAME {between!r} ARGUMENTS ({'a JSON object' if kind == 'object' else 'a JSON string'}) "
         f"{closer.strip()!r}" + (f"; all calls between {section_open!r} and {section_close!r}" if section_open or section_close else "")
     )
+
+
+def _section_open(before_name: str, opener: str, result: Draft) -> str:
+    """What opens the calls' section: the text before the first call's opener, less an empty
+    reasoning block or the prefilled reasoning closer that stands there."""
+    section_open = before_name[: len(before_name) - len(opener)].strip()
+    section_open = re.sub(r"^<([^<>/\s]+)>\s*</\1>", "", section_open).strip()  # an empty reasoning block before calls
+    if result.reasoning_closed and section_open.startswith(result.reasoning[1]):  # the prefilled closer
+        section_open = section_open[len(result.reasoning[1]):].strip()
+    return section_open
+
+
+def _typed_after(render, tools: list, prompt: str, result: Draft) -> str | None:
+    """The text after the call's name when its one argument is a number rather than text (XML-style
+    formats may mark the value's type in the tag: ``string="false"``); None if it does not render."""
+    call = {"type": "function", "function": {"name": NAMES[0], "arguments": {next(iter(ARGS)): TYPED_VALUE}}}
+    try:
+        out = _output(render([USER_TURN, {"role": "assistant", "tool_calls": [call]}], tools), prompt, result)
+    except ChatTemplateError:
+        return None
+    return out[out.index(NAMES[0]) + len(NAMES[0]):] if NAMES[0] in out else None
 
 
 def _list_end(text: str, start: int, calls: int) -> int | None:
@@ -323,9 +342,10 @@ def _content_beside_calls(render, result: Draft) -> None:
     result.findings.append(f"beside calls, the answer opens with {opener!r} and ends with {closer!r}")
 
 
-def _xml_parameters(before_name: str, after: str, out2: str, result: Draft) -> bool:
+def _xml_parameters(before_name: str, after: str, out2: str, typed: str | None, result: Draft) -> bool:
     """Arguments as one tag pair per key (``<parameter=K>V</parameter>``, ``<arg_key>K</arg_key>
-    <arg_value>V</arg_value>``): read them with ``xml-inline``. False when they are not so."""
+    <arg_value>V</arg_value>``): read them with ``xml-inline``. False when they are not so.
+    ``typed``: the text after the name where the argument is a number, whose tag may differ."""
     (key, value), = ARGS.items()
     k = after.find(key)
     v = after.find(value, k + len(key)) if k >= 0 else -1
@@ -346,13 +366,19 @@ def _xml_parameters(before_name: str, after: str, out2: str, result: Draft) -> b
         return False
     section_close = rest[len(closer):]
     section_close = section_close[: section_close.find(result.end)].strip() if result.end and result.end in section_close else section_close.strip()
+    section_open = _section_open(before_name, call_open, result)
+    typed_at = typed.find(str(TYPED_VALUE), typed.find(key) + len(key)) if typed is not None and key in typed else -1
+    key_to_typed = typed[typed.find(key) + len(key): typed_at] if typed_at >= 0 else key_to_value
     result.arguments = "xml"
-    result.call = {"open": call_open, "between": after[:ko], "close": closer.rstrip(), "section_open": "",
+    result.call = {"open": call_open, "between": after[:ko], "close": closer.rstrip(), "section_open": section_open,
                    "section_close": section_close, "separator": _separator(gap[len(closer):], call_open), "numbered": False,
-                   "key_open": key_open, "key_to_value": key_to_value, "value_close": value_close}
+                   "key_open": key_open, "key_to_value": key_to_value, "value_close": value_close,
+                   "key_to_typed": key_to_typed if key_to_typed != key_to_value else ""}
     result.findings.append(
         f"each call: {call_open.strip()!r} NAME {after[:ko]!r} then per argument {key_open!r} KEY {key_to_value!r} VALUE "
         f"{value_close!r}, then {closer.strip()!r}"
+        + (f"; a value that is not text follows {key_to_typed!r}" if result.call["key_to_typed"] else "")
+        + (f"; all calls between {section_open!r} and {section_close!r}" if section_open or section_close else "")
     )
     result.guesses.append("argument values are raw text: the draft reads a value as JSON where it is JSON, else as text")
     return True
@@ -450,7 +476,8 @@ def _call_close(d: Draft) -> str:
 
 def _tag_pattern(d: Draft) -> str:
     """One XML-style argument: its key, then its value trimmed."""
-    return (_lit(d.call["key_open"]) + r"(?P<key>[^<>\n]+?)" + _value_start(d.call["key_to_value"])
+    starts = [_value_start(d.call["key_to_value"])] + ([_value_start(d.call["key_to_typed"])] if d.call.get("key_to_typed") else [])
+    return (_lit(d.call["key_open"]) + r"(?P<key>[^<>\n]+?)" + (starts[0] if len(starts) == 1 else "(?:" + "|".join(starts) + ")")
             + r"(?P<value>(?:.*?\S)??)\s*" + _lit(d.call["value_close"]))
 
 

@@ -98,13 +98,15 @@ def applicable(message: dict, renderer: ChatRenderer) -> list[str]:
         if not message.get("content"):
             found.append(CONTENT_BESIDE_CALLS)
         found += [STRING_ARGUMENTS, CALL_IDS]
-    if any(name not in renderer.variables for name in DEFAULT_SPECIAL_TOKENS):
+    if missing_tokens(renderer):
         found.append(SPECIAL_TOKENS)
     return found
 
 
 def missing_tokens(renderer: ChatRenderer) -> dict[str, str]:
     """The default special tokens for the names the renderer has no value for."""
+    if not renderer.reads_special_tokens:
+        return {}
     return {k: v for k, v in DEFAULT_SPECIAL_TOKENS.items() if k not in renderer.variables}
 
 
