@@ -16,7 +16,7 @@ from workbench.engine.chat_template.draft import draft
 from workbench.engine.chat_template.render import ChatTemplateError
 from workbench.engine.chat_template.roundtrip import USER_TURN, missing_tokens
 from workbench.engine.migrate import derive_start_anchor
-from workbench.engine.prefill import prefill_of, split_prefill
+from workbench.engine.prefill import prefill_note, prefill_of, split_prefill
 from workbench.formats import format_of
 from workbench.prompts import STARTER_TEMPLATE
 
@@ -45,6 +45,19 @@ def test_the_rule_cuts_the_prompt_after_the_header():
     assert split.header == "<|im_start|>assistant\n" and split.prefill == "<think>\n"
     assert prefill_of("<｜User｜>Hi<｜Assistant｜></think>") == "</think>"
     assert prefill_of("<|im_start|>assistant\n") == "" and prefill_of("no header here") == ""
+
+
+def test_the_prompt_pane_note_shows_the_prefill_and_warns_when_the_anchor_takes_it_in():
+    prompt = "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\n"
+    header_end = prompt.index("<think>")
+    assert prefill_note(prompt, header_end) == "prefill '<think>⏎'"
+    assert prefill_note(prompt, None) == "prefill '<think>⏎'"  # the anchor not found: still the prompt's
+    assert prefill_note(prompt.removesuffix("<think>\n"), header_end) == ""  # no prefill
+    assert prefill_note("no header here", None) == ""
+    swallowed = prefill_note(prompt, len(prompt))  # the anchor ``<|im_start|>assistant\n<think>\n``
+    assert swallowed.startswith("⚠ the start anchor takes in the prefill '<think>⏎'") and "no opener in the tail" in swallowed
+    # A stranger's prefill is shown with its controls as symbols.
+    assert prefill_note("<|im_start|>assistant\n\x1b]0;x\x07", None) == "prefill '␛]0;x␇'"
 
 
 def test_our_prefilled_templates_are_among_those_tested():

@@ -189,6 +189,23 @@ async def test_editing_the_prompt_changes_the_result_and_saving_asks_before_repl
         assert main.analysis.prompt == "" and main.analysis.trace.anchor_found is None
 
 
+async def test_the_prompt_pane_says_the_prefill_and_warns_when_the_anchor_takes_it_in(tdir):
+    app = template_app(tdir, "reasoning_prewritten.txt")  # its prompt ends "<|im_start|>assistant\n<think>\n"
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        main = app.main
+        said = str(main.prompt_editor.border_subtitle)
+        assert said == "parsed: the 8 characters after the start anchor · prefill '<think>⏎'"
+        # An anchor that ends after the prefill's <think>: the thinking region has no opener.
+        template = json.loads(main.editor.text)
+        template["start_anchor"] = "<|im_start|>assistant\n<think>\n"
+        main.editor.load_text(json.dumps(template, indent=2))
+        await settle(pilot, app)
+        said = str(main.prompt_editor.border_subtitle)
+        assert said.startswith("it ends with the start anchor: no tail to parse · ⚠ the start anchor takes in the prefill '<think>⏎'")
+        assert "no opener in the tail" in said
+
+
 async def test_a_new_prompt_file_is_written_for_a_sample_on_the_folder_default(tdir):
     app = template_app(tdir, "reasoning.txt")
     target = tdir / "sample_outputs" / "qwen3" / "reasoning.prompt.txt"

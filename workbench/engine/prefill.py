@@ -8,7 +8,7 @@ prompt's tail after its anchor together with the output (docs/response-template.
 regions"), so a prefilled opener opens its region there. The prefill therefore never belongs in
 the anchor: put there, it turns the region's opener into part of the header and leaves the region
 without one. ``draft`` cuts its anchor with this rule, ``migrate`` derives its anchor with it,
-and the prompt pane can ask it where a prompt's prefill starts.
+and the prompt pane says a prompt's prefill with it (``prefill_note``).
 
 The header, per prompt:
 
@@ -32,10 +32,13 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from .visible import visible
+
 ROLE = re.compile(r"assistant|model|chatbot|\bai\b", re.IGNORECASE)
 MARKER = re.compile(r"<[^<>\s]{1,80}>|\[/?[A-Z][A-Z_]*\]")
 NEWLINES = re.compile(r"(?:\r?\n)+")
 GAP = 12  # at most this much text between a marker and its role word (``ai name=``)
+SHOWN = 24  # characters of a prefill quoted in a note
 
 
 class Split(NamedTuple):
@@ -61,6 +64,28 @@ def prefill_of(prompt: str) -> str:
     when the prompt shows no header)."""
     split = split_prefill(prompt)
     return split.prefill if split is not None else ""
+
+
+def prefill_note(prompt: str, anchor_end: int | None) -> str:
+    """What a prompt pane (or the CLI) says of ``prompt``'s prefill, given where the parse's start
+    anchor ended in it (None when it was not found): "" with no prefill; the prefill, quoted;
+    and a warning when the anchor ends past the header, inside the prefill, since the opener it
+    takes in then opens nothing in the tail the parser reads."""
+    span = header_span(prompt)
+    if span is None or span[1] == len(prompt):
+        return ""
+    end = span[1]
+    if anchor_end is not None and anchor_end > end:
+        taken = _quoted(prompt[end:anchor_end])
+        return f"⚠ the start anchor takes in the prefill {taken}: the region it opens has no opener in the tail"
+    return f"prefill {_quoted(prompt[end:])}"
+
+
+def _quoted(text: str) -> str:
+    # Prompt text is a stranger's: line breaks as ⏎ (as the trees show them), other controls as
+    # visible symbols, cut short.
+    shown = visible(text[:SHOWN].replace("\n", "⏎"))
+    return repr(shown) + ("…" if len(text) > SHOWN else "")
 
 
 def header_span(prompt: str) -> tuple[int, int] | None:

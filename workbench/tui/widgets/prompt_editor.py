@@ -16,6 +16,7 @@ from rich.text import Text
 from textual.widgets import TextArea
 
 from ...engine.paint import SELECTED
+from ...engine.prefill import prefill_note
 from ...prompts import PromptDocument
 from ..palette import style_for
 from ..plain import editor_line, plain
@@ -49,17 +50,24 @@ class PromptEditor(TextArea):
         self.border_title = plain(f"Prompt · {prompt.name}{' ●' if prompt.dirty else ''}")
         if prompt.error:
             self.border_subtitle = plain(f"unreadable: {prompt.error}")
-        elif found is None:
+            return
+        if found is None:
             self.border_subtitle = ""
-        elif found.anchor_found is False:
-            self.border_subtitle = "start anchor not found: the whole prompt is parsed"
+            return
+        if found.anchor_found is False:
+            said = "start anchor not found: the whole prompt is parsed"
         elif not prompt.text:
-            self.border_subtitle = 'empty: prefix=""'
+            said = 'empty: prefix=""'
         elif found.output_start == 0:
-            self.border_subtitle = "it ends with the start anchor: no tail to parse"
+            said = "it ends with the start anchor: no tail to parse"
         else:
             tail = found.output_start
-            self.border_subtitle = f"parsed: the {tail} character{'s' if tail != 1 else ''} after the start anchor"
+            said = f"parsed: the {tail} character{'s' if tail != 1 else ''} after the start anchor"
+        # The tail starts where the anchor's last match ends; the engine's rule says whether
+        # that is past the header, in the prefill (the words are the engine's, so the CLI can
+        # say the same).
+        note = prefill_note(prompt.text, found.prefix_tail_start if found.anchor_found else None)
+        self.border_subtitle = plain(f"{said} · {note}" if note else said)
 
     def show_result(self, prompt: str, runs: list[tuple], head_end: int, anchor: Span | None) -> None:
         """Colours for ``prompt``: ``runs`` in its offsets, the tail starting at ``head_end``."""
