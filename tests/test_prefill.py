@@ -55,7 +55,7 @@ def test_the_prompt_pane_note_shows_the_prefill_and_warns_when_the_anchor_takes_
     assert prefill_note(prompt.removesuffix("<think>\n"), header_end) == ""  # no prefill
     assert prefill_note("no header here", None) == ""
     swallowed = prefill_note(prompt, len(prompt))  # the anchor ``<|im_start|>assistant\n<think>\n``
-    assert swallowed.startswith("⚠ the start anchor takes in the prefill '<think>⏎'") and "no opener in the tail" in swallowed
+    assert swallowed.startswith("⚠ the start anchor takes in the prefill '<think>⏎'") and "the tail the parser reads does not hold it" in swallowed
     # A stranger's prefill is shown with its controls as symbols.
     assert prefill_note("<|im_start|>assistant\n\x1b]0;x\x07", None) == "prefill '␛]0;x␇'"
 

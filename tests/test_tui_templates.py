@@ -203,7 +203,7 @@ async def test_the_prompt_pane_says_the_prefill_and_warns_when_the_anchor_takes_
         await settle(pilot, app)
         said = str(main.prompt_editor.border_subtitle)
         assert said.startswith("it ends with the start anchor: no tail to parse · ⚠ the start anchor takes in the prefill '<think>⏎'")
-        assert "no opener in the tail" in said
+        assert "the tail the parser reads does not hold it" in said
 
 
 async def test_a_new_prompt_file_is_written_for_a_sample_on_the_folder_default(tdir):

@@ -77,7 +77,7 @@ def prefill_note(prompt: str, anchor_end: int | None) -> str:
     end = span[1]
     if anchor_end is not None and anchor_end > end:
         taken = _quoted(prompt[end:anchor_end])
-        return f"⚠ the start anchor takes in the prefill {taken}: the region it opens has no opener in the tail"
+        return f"⚠ the start anchor takes in the prefill {taken}: the tail the parser reads does not hold it"
     return f"prefill {_quoted(prompt[end:])}"
 
 
