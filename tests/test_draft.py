@@ -21,7 +21,8 @@ CHAT = Path(__file__).parent / "chat_templates"
 # Exit 1: the drafted schema cannot read Python-expression calls (the drafted template reads them
 # with python-call-list, transformers 5.24+), and the draft says so.
 NOT_ROUND_TRIPPED = {"pythonic"}
-TEMPLATES = [p for p in sorted(CHAT.glob("*.jinja")) if p.stem != "raises"]
+# every test chat template, the shapes real templates expect included (all but those that raise on purpose)
+TEMPLATES = [p for p in sorted(CHAT.glob("*.jinja")) + sorted((CHAT / "shapes").glob("*.jinja")) if not p.stem.startswith("raises")]
 
 
 def run(*args):
@@ -184,6 +185,21 @@ def test_a_bare_template_using_special_tokens_is_drafted_with_defaults():
     assert report["template"]["fields"]["content"]["close_pattern"].startswith(r"<\|im_end\|></s>")
 
 
+def test_at_least_twenty_test_chat_templates_are_drafted():
+    assert len(TEMPLATES) >= 20
+
+
+def test_a_call_id_after_the_arguments_is_read_from_5_24_and_named_before():
+    newest = json.loads(run("--chat-template", SHAPES / "call_ids.jinja", "--json").stdout)
+    assert newest["template"]["fields"]["tool_calls"]["transform"]["id"] == "{id}"
+    parallel = next(r for r in newest["roundtrip"] if r["probe"] == "parallel_calls")
+    assert [c["id"] for c in parallel["parsed"]["tool_calls"]] == ["Qz7call01", "Qz7call02"]
+    older = run("--chat-template", SHAPES / "call_ids.jinja", "--runtime", "5.23", "--json")
+    report = json.loads(older.stdout)
+    assert older.exit_code == 1 and any("reads no group before transformers 5.24" in g for g in report["guesses"])
+    assert "id" not in report["template"]["fields"]["tool_calls"]["transform"]
+
+
 def test_call_ids_of_the_checked_form_let_the_draft_read_the_calls():
     report = json.loads(run("--chat-template", SHAPES / "call_ids.jinja", "--json").stdout)
     assert "tool_calls" in report["template"]["fields"]
@@ -205,3 +221,12 @@ def test_a_draft_whose_call_probes_do_not_render_is_not_a_success(tmp_path):
     assert result.exit_code == 1 and "tool_calls" not in report["template"]["fields"]
     assert "not a success: the tool-call probes one_call" in result.stderr
     assert {r["probe"] for r in report["roundtrip"] if not r["rendered"]} == {"one_call", "parallel_calls", "empty_arguments", "reasoning_answer_call"}
+
+
+def test_draft_runtime_drafts_for_that_release():
+    # --runtime 5.23 drafts what 5.23 can read: Python-expression calls named, not a 5.24-only parser it would refuse
+    result = run("--chat-template", CHAT / "pythonic.jinja", "--runtime", "5.23", "--json")
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.stdout)
+    assert "tool_calls" not in report["template"]["fields"]
+    assert any("draft for 5.24" in line for line in report["findings"])

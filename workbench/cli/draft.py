@@ -84,7 +84,7 @@ def draft_and_roundtrip(model: ChatTemplate, name: Optional[str], variables: dic
     with ProgressLine(f"rendering {template_file(model, name)}: ") as progress, \
             sandboxed(model, name, variables, budget, progress) as renderer:
         try:
-            found = draft_template(renderer)
+            found = draft_template(renderer, runtime=str(chosen.release))  # what that release can read
         except ChatTemplateError as exc:
             raise InputError(f"{template_file(model, name)}: {exc}") from None
         try:

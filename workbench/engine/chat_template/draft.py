@@ -28,13 +28,14 @@ from typing import Any
 from ..prefill import split_prefill
 from .budget import ChatRenderer, renderer_for
 from .render import ChatTemplateError
-from .roundtrip import CONVENTIONS, SPECIAL_TOKENS, USER_TURN, adapt, missing_tokens, shape_attempts, tools_for
+from .roundtrip import CALL_ID_VALUES, CONVENTIONS, SPECIAL_TOKENS, USER_TURN, adapt, missing_tokens, shape_attempts, tools_for
 
 CONTENT, REASONING = "Qz7answer", "Qz7reasoning"
 NEWEST_RUNTIME = "5.24"  # the release a draft targets unless told (``runtime``)
 PYTHON_CALL_LIST_SINCE = (5, 24)  # the first release with the ``python-call-list`` content parser
 NAMES = ("qz_first_tool", "qz_second_tool")
 ARGS = {"qzkey": "qzvalue"}
+CLOSE_GROUPS_SINCE = (5, 24)  # the first release whose transform sees close_pattern's named groups
 TYPED_VALUE = 4242  # the same argument as a number, for formats that mark a value's type
 
 
@@ -250,6 +251,13 @@ def _calls(render, result: Draft, target: tuple[int, int] = release(None)) -> No
     result.call = {"open": opener.lstrip(), "between": between, "close": closer.rstrip(),
                    "section_open": section_open, "section_close": section_close,
                    "separator": _separator(gap[len(closer):], opener), "numbered": numbered}
+    if CALL_ID_VALUES[0] in closer:  # the call's id, rendered after its arguments (Mistral's JSON list)
+        if target >= CLOSE_GROUPS_SINCE:
+            result.findings.append(f"each call's id follows its arguments: read from the closer {closer.strip()!r}")
+        else:
+            result.guesses.append("each call's id follows its arguments, where a response template reads no group before "
+                                  f"transformers {'.'.join(map(str, CLOSE_GROUPS_SINCE))}: the draft matches any id and keeps none")
+        result.call["id_in_close"] = target >= CLOSE_GROUPS_SINCE
     result.findings.append(
         f"each call: {opener.strip()!r} NAME {between!r} ARGUMENTS ({'a JSON object' if kind == 'object' else 'a JSON string'}) "
         f"{closer.strip()!r}" + (f"; all calls between {section_open!r} and {section_close!r}" if section_open or section_close else "")
@@ -470,8 +478,15 @@ def _between(d: Draft) -> str:
     return _lit(d.call["between"], d.call["numbered"]) if d.call["between"].strip() else r"\s*"
 
 
-def _call_close(d: Draft) -> str:
-    return _bare_close(d) if len(d.call["close"].strip()) <= 2 else _lit(d.call["close"])
+def _call_close(d: Draft, keep_id: bool = False) -> str:
+    """The call's closer; an id in it (``"id_in_close"``) is any id, read as the group ``id`` with ``keep_id``."""
+    if len(d.call["close"].strip()) <= 2:
+        return _bare_close(d)
+    if "id_in_close" not in d.call:
+        return _lit(d.call["close"])
+    head, tail = d.call["close"].split(CALL_ID_VALUES[0], 1)
+    value = "[^\\s\"'<>\\\\]+"
+    return _lit(head) + (f"(?P<id>{value})" if keep_id else value) + _lit(tail)
 
 
 def _tag_pattern(d: Draft) -> str:
@@ -495,7 +510,9 @@ def _template(d: Draft) -> dict:
         opener = head + {"object": r"(?=\{)", "string": r'(?=")'}.get(d.arguments, "")
         if d.call["section_open"]:
             opener = _spaced(_lit(d.call["section_open"])) + opener + "|" + opener
-        closer = _call_close(d)
+        closer = _call_close(d, keep_id=bool(d.call.get("id_in_close")))
+        if d.call["separator"] and len(d.call["close"].strip()) > 2:  # (a bare closer eats it already)
+            closer += r"(?:\s*" + _lit(d.call["separator"]) + ")?"  # text between calls is not content
         if len(d.call["close"].strip()) <= 2:
             d.guesses.append(f"a call ends with a bare {d.call['close'].strip()!r}: the draft ends it only where the next call, "
                              "the section's end, the turn's end or the text's end follows")
@@ -503,7 +520,8 @@ def _template(d: Draft) -> dict:
             closer += r"(?:\s*" + _lit(d.call["section_close"]) + ")?"
         fields["tool_calls"] = {
             "open_pattern": opener, "close_pattern": _spaced(closer), "repeats": True, "content": "json",
-            "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
+            "transform": {"type": "function", **({"id": "{id}"} if d.call.get("id_in_close") else {}),
+                          "function": {"name": "{name}", "arguments": "{content}"}},
         }
         if d.arguments == "xml":
             fields["tool_calls"]["content"] = "xml-inline"
@@ -578,18 +596,20 @@ def _schema(d: Draft) -> dict:
                 "x-regex-key-value": _tag_pattern(d),
                 "additionalProperties": {"x-parser": "json", "x-parser-args": {"allow_non_json": True}},
             }
-        props["tool_calls"] = {
-            "type": "array",
-            "x-regex-iterator": _lit(d.call["open"]) + r"(.*?)" + _call_close(d),
-            "items": {"type": "object", "properties": {
-                "type": {"const": "function"},
-                "function": {
-                    "type": "object",
-                    "x-regex": "^" + _name_group(d) + _between(d) + r"(?:(?P<arguments>\S.*))?$",
-                    "properties": {"name": {"type": "string"}, "arguments": arguments},
-                    "required": ["name"],
-                },
-            }},
-        }
+        call: dict[str, Any] = {"type": "object", "properties": {
+            "type": {"const": "function"},
+            "function": {
+                "type": "object",
+                "x-regex": "^" + _name_group(d) + _between(d) + r"(?:(?P<arguments>\S.*))?$",
+                "properties": {"name": {"type": "string"}, "arguments": arguments},
+                "required": ["name"],
+            },
+        }}
+        iterator = _lit(d.call["open"]) + r"(.*?)" + _call_close(d)
+        if "id_in_close" in d.call:  # each item is the call with its closer, whose end holds the id
+            iterator = _lit(d.call["open"]) + r"(.*?" + _call_close(d) + ")"
+            call["x-regex"] = r"^(?P<function>.*?)" + _call_close(d, keep_id=True) + "$"
+            call["properties"]["id"] = {"type": "string"}
+        props["tool_calls"] = {"type": "array", "x-regex-iterator": iterator, "items": call}
     return {"type": "object", "properties": props}
 
