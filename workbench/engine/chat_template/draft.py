@@ -566,6 +566,8 @@ def _schema(d: Draft) -> dict:
     """The response_schema that reads what the template reads (from the output alone: what the
     prompt pre-writes, such as an opening ``<think>``, is optional at the start)."""
     lazy = r"(?!\s)((?:.*?\S)??)\s*"  # a trimmed value: after a \s*, found in linear time
+    # empty reasoning is no reasoning, as the template drops an empty region: the schema reads none
+    some = r"(?!\s)(.*?\S)\s*"
     props: dict[str, Any] = {"role": {"const": "assistant"}}
     skip = ""
     if d.reasoning is not None:
@@ -575,9 +577,9 @@ def _schema(d: Draft) -> dict:
         elif d.reasoning[0].strip() and d.reasoning[0].strip() in d.prefill:
             # the opener's own trailing space inside the optional group: two loops with only an
             # optional part between them would backtrack polynomially on a whitespace run
-            props["thinking"] = {"type": "string", "x-regex": rf"^\s*(?:{_spaced(opener)})?" + lazy + closer}
+            props["thinking"] = {"type": "string", "x-regex": rf"^\s*(?:{_spaced(opener)})?" + some + closer}
         else:
-            props["thinking"] = {"type": "string", "x-regex": _spaced(opener) + lazy + closer}
+            props["thinking"] = {"type": "string", "x-regex": _spaced(opener) + some + closer}
         skip = rf"(?:.*?{closer})?"
     stops = []
     if d.call is not None:
