@@ -129,8 +129,9 @@ KNOWN_FAULTS: dict[tuple[str, str], dict[str, str]] = {
     ("gemma4", "template"): {"one_call": _NONE, "parallel_calls": _NONE, "reasoning_answer_call": _NONE},
 }
 # Variables a family's samples were rendered with (Gemma 4's prompt switches thinking on; without it
-# every probe's prompt pre-writes an empty thought the history does not hold).
-VARIABLES = {"gemma4": ["--var", "enable_thinking=true"]}
+# every probe's prompt pre-writes an empty thought the history does not hold; DeepSeek-V4's samples
+# are in thinking mode, which its test template leaves off by default, dropping the final reasoning).
+VARIABLES = {"gemma4": ["--var", "enable_thinking=true"], "deepseek_v4": ["--var", "thinking=true"]}
 
 
 @pytest.mark.parametrize("chat", FAMILY_TEMPLATES, ids=lambda p: p.stem)
