@@ -24,8 +24,12 @@ CHAT = Path(__file__).parent / "chat_templates"
 # - kimi_k3: XTML markers are three tokens each and every call and argument carries attributes that
 #   change from one to the next (index="N", type="string|number|object|…"): the draft leaves the
 #   reasoning out (its guess says so) and reads only the attribute values its probes showed, so
-#   neither drafted parser reads the calls (schemas/kimi_k3.* do).
-NOT_ROUND_TRIPPED = {"pythonic": "Python expressions", "kimi_k3": "reasoning delimiters unclear"}
+#   neither drafted parser reads the calls (schemas/kimi_k3.* do);
+# - gigachat3: the call is a turn of its own ("function call", after the assistant turn's end), which
+#   the draft does not look into: it says the template does not render the call's name and leaves the
+#   calls out (schemas/gigachat3.* read them).
+NOT_ROUND_TRIPPED = {"pythonic": "Python expressions", "kimi_k3": "reasoning delimiters unclear",
+                     "gigachat3": "does not render the call's name"}
 # every test chat template, the shapes real templates expect included (all but those that raise on purpose)
 TEMPLATES = [p for p in sorted(CHAT.glob("*.jinja")) + sorted((CHAT / "shapes").glob("*.jinja")) if not p.stem.startswith("raises")]
 
