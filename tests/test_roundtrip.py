@@ -128,10 +128,12 @@ _NONE = "a None argument: the template cannot turn the dialect's bare None into 
 KNOWN_FAULTS: dict[tuple[str, str], dict[str, str]] = {
     ("gemma4", "template"): {"one_call": _NONE, "parallel_calls": _NONE, "reasoning_answer_call": _NONE},
 }
-# Variables a family's samples were rendered with (Gemma 4's prompt switches thinking on; without it
-# every probe's prompt pre-writes an empty thought the history does not hold; DeepSeek-V4's samples
-# are in thinking mode, which its test template leaves off by default, dropping the final reasoning).
-VARIABLES = {"gemma4": ["--var", "enable_thinking=true"], "deepseek_v4": ["--var", "thinking=true"]}
+# Variables a family's samples were rendered with (Gemma 4's prompt switches thinking on, Hy3's
+# reasoning_effort high leaves the think block open; without them every probe's prompt pre-writes an
+# empty thought the history does not hold; DeepSeek-V4's samples are in thinking mode, which its test
+# template leaves off by default, dropping the final reasoning).
+VARIABLES = {"gemma4": ["--var", "enable_thinking=true"], "hy_v3": ["--var", "reasoning_effort=high"],
+             "deepseek_v4": ["--var", "thinking=true"]}
 
 
 @pytest.mark.parametrize("chat", FAMILY_TEMPLATES, ids=lambda p: p.stem)
