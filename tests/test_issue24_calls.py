@@ -1,0 +1,103 @@
+"""Issue 24: tool-call defects found by running other projects' parser tests on the shipped parsers.
+
+Each case is one output, read by the family's schema (ours and transformers 5.14.1 must agree) and by
+its template (ours and each transformers release must agree), and what each must give: the calls
+with their names and arguments and the content (nothing lost, nothing moved silently), or an error
+(for a schema, one naming the node given).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from oracle import RAISED, run_oracle, run_ours_with_error, same
+from workbench.engine.template import parse_response as template_parse
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def calls(*items, content=None):
+    """The message expected: calls as (name, arguments) pairs, and content (None: no content key or "")."""
+    return {"calls": [list(i) for i in items], "content": content}
+
+
+def raises(node=None):
+    """An error; for a schema, its message names ``node`` (a JSON pointer fragment)."""
+    return {"raises": node}
+
+
+# (case id, family, prompt for the template, output, schema expectation, template expectation)
+CASES = [
+    # 2. hermes: a complete call at the very end without </tool_call> is read; one missing its outer } is not.
+    ("hermes/unclosed_call_at_end", "hermes", "",
+     'Sure.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}',
+     calls(("get_weather", {"city": "Paris"}), content="Sure."),
+     calls(("get_weather", {"city": "Paris"}), content="Sure.")),
+    ("hermes/unclosed_call_at_end_nested", "hermes", "",
+     '<tool_call>\n{"name": "f", "arguments": {"a": {"b": [1, {"c": 2}]}}}\n',
+     calls(("f", {"a": {"b": [1, {"c": 2}]}})),
+     calls(("f", {"a": {"b": [1, {"c": 2}]}}))),
+    ("hermes/outer_brace_missing_at_end", "hermes", "",
+     'Sure.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}',
+     raises("tool_calls/items/properties/function"), raises()),
+    ("hermes/outer_brace_missing_nested_at_end", "hermes", "",
+     '<tool_call>\n{"name": "f", "arguments": {"a": {"b": 1}}',
+     raises("tool_calls/items/properties/function"), raises()),
+    # 3. hermes: arguments as a JSON-encoded string never come back as a string.
+    ("hermes/arguments_json_string", "hermes", "",
+     '<tool_call>\n{"name": "get_config", "arguments": "{\\"param\\": \\"max_connections\\"}"}\n</tool_call><|im_end|>',
+     raises("function/properties/arguments"), raises()),
+    ("hermes/arguments_json_string_function_tag", "hermes", "",
+     '<function=get_config>"{\\"param\\": \\"max_connections\\"}"</function><|im_end|>',
+     raises("function/properties/arguments"), raises()),
+]
+
+
+def _ids(cases):
+    return [c[0] for c in cases]
+
+
+def _check(value, want, error=None) -> list[str]:
+    if "raises" in want:
+        if value is not RAISED:
+            return [f"expected an error, got {json.dumps(value, ensure_ascii=False)[:300]}"]
+        if want["raises"] and error is not None and want["raises"] not in str(error):
+            return [f"the error does not name {want['raises']}: {str(error)[:300]}"]
+        return []
+    if value is RAISED:
+        return [f"expected a message, got an error: {str(error)[:300]}"]
+    problems = []
+    got = [[c["function"]["name"], c["function"]["arguments"]] for c in value.get("tool_calls") or []]
+    if got != want["calls"]:
+        problems.append(f"calls {got!r} != {want['calls']!r}")
+    if (value.get("content") or None) != want["content"]:
+        problems.append(f"content {value.get('content')!r} != {want['content']!r}")
+    return problems
+
+
+@pytest.mark.parametrize("case", CASES, ids=_ids(CASES))
+def test_schema(case):
+    _, family, _, text, want, _ = case
+    schema = json.loads((ROOT / "schemas" / f"{family}.json").read_text(encoding="utf-8"))
+    ours, error = run_ours_with_error(text, schema)
+    assert same(ours, run_oracle(text, schema)), "differs from transformers 5.14.1"
+    problems = _check(ours, want, error)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("case", CASES, ids=_ids(CASES))
+def test_template(case, release, release_oracle):
+    _, family, prompt, text, _, want = case
+    template = json.loads((ROOT / "schemas" / f"{family}.template.json").read_text(encoding="utf-8"))
+    try:
+        ours, error = template_parse(text, template, prefix=prompt, runtime=release.runtime), None
+        mine = ("value", ours)
+    except Exception as exc:  # noqa: BLE001 - the runtime's own error, compared below
+        ours, error, mine = RAISED, exc, ("error", type(exc).__name__)
+    theirs = release_oracle.parse(text, template, prefix=prompt)
+    assert mine == tuple(theirs[:2]), f"differs from transformers {release.version}: {mine} vs {theirs}"
+    problems = _check(ours, want, error)
+    assert not problems, "\n".join(problems)
