@@ -29,6 +29,8 @@ def raises(node=None):
     return {"raises": node}
 
 
+KIMI = "<|im_assistant|>assistant<|im_middle|>"
+
 # (case id, family, prompt for the template, output, schema expectation, template expectation)
 CASES = [
     # 2. hermes: a complete call at the very end without </tool_call> is read; one missing its outer } is not.
@@ -53,6 +55,19 @@ CASES = [
     ("hermes/arguments_json_string_function_tag", "hermes", "",
      '<function=get_config>"{\\"param\\": \\"max_connections\\"}"</function><|im_end|>',
      raises("function/properties/arguments"), raises()),
+    # 7. kimi_k2: a call's name is a tool-like name, or the parse fails (the schema naming the node,
+    # the template with its undefined `{name}` placeholder); never a call named "invalid.0" or "0".
+    ("kimi_k2/name_with_counter_dot", "kimi_k2", KIMI,
+     'Checking.<|tool_calls_section_begin|><|tool_call_begin|>functions.invalid.0<|tool_call_argument_begin|>{"a": 1}<|tool_call_end|><|tool_calls_section_end|><|im_end|>',
+     raises("function/properties/call_name_not_a_tool_name"), raises()),
+    ("kimi_k2/bare_counter_id", "kimi_k2", KIMI,
+     'Checking.<|tool_calls_section_begin|><|tool_call_begin|>0<|tool_call_argument_begin|>{"a": 1}<|tool_call_end|><|tool_calls_section_end|><|im_end|>',
+     raises("function/properties/call_name_not_a_tool_name"), raises()),
+    ("kimi_k2/tool_like_names", "kimi_k2", KIMI,
+     'Checking.<|tool_calls_section_begin|><|tool_call_begin|>functions.get-weather_2:0<|tool_call_argument_begin|>{"a": 1}<|tool_call_end|>'
+     '<|tool_call_begin|>lookup:1<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|><|im_end|>',
+     calls(("get-weather_2", {"a": 1}), ("lookup", {}), content="Checking."),
+     calls(("get-weather_2", {"a": 1}), ("lookup", {}), content="Checking.")),
 ]
 
 
