@@ -68,6 +68,22 @@ CASES = [
      '<|tool_call_begin|>lookup:1<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|><|im_end|>',
      calls(("get-weather_2", {"a": 1}), ("lookup", {}), content="Checking."),
      calls(("get-weather_2", {"a": 1}), ("lookup", {}), content="Checking.")),
+    # 6. qwen3_coder: a <parameter= inside a value ends the parameter before it (as vLLM and llama.cpp).
+    ("qwen3_coder/parameter_end_tag_missing", "qwen3_coder", "",
+     "Let me check.\n<tool_call>\n<function=get_weather>\n<parameter=city>\nDallas\n<parameter=state>\nTX\n</parameter>\n"
+     "</function>\n</tool_call><|im_end|>",
+     calls(("get_weather", {"city": "Dallas", "state": "TX"}), content="Let me check."),
+     calls(("get_weather", {"city": "Dallas", "state": "TX"}), content="Let me check.")),
+    ("qwen3_coder/last_parameter_end_tag_missing", "qwen3_coder", "",
+     "<tool_call>\n<function=get_weather>\n<parameter=city>\nDallas\n</parameter>\n<parameter=state>\nTX\n"
+     "<parameter=unit>\nF\n</function>\n</tool_call><|im_end|>",
+     calls(("get_weather", {"city": "Dallas", "state": "TX", "unit": "F"})),
+     calls(("get_weather", {"city": "Dallas", "state": "TX", "unit": "F"}))),
+    ("qwen3_coder/end_tag_inside_value_kept", "qwen3_coder", "",
+     "<tool_call>\n<function=write>\n<parameter=code>\nx = '</parameter>'\n</parameter>\n<parameter=n>\n3\n</parameter>\n"
+     "</function>\n</tool_call><|im_end|>",
+     calls(("write", {"code": "x = '</parameter>'", "n": 3})),
+     calls(("write", {"code": "x = '</parameter>'", "n": 3}))),
 ]
 
 
