@@ -30,6 +30,7 @@ def raises(node=None):
 
 
 KIMI = "<|im_assistant|>assistant<|im_middle|>"
+GRANITE = "<|start_of_role|>assistant<|end_of_role|>"
 
 # (case id, family, prompt for the template, output, schema expectation, template expectation)
 CASES = [
@@ -84,6 +85,19 @@ CASES = [
      "</function>\n</tool_call><|im_end|>",
      calls(("write", {"code": "x = '</parameter>'", "n": 3})),
      calls(("write", {"code": "x = '</parameter>'", "n": 3}))),
+    # 5. granite3: text on a line after the calls is kept as content, the calls are read.
+    ("granite3/text_after_array", "granite3", GRANITE,
+     "<|tool_call|> [{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Boston\"}}]\nI'll get that information.<|end_of_text|>",
+     calls(("get_weather", {"city": "Boston"}), content="I'll get that information."),
+     calls(("get_weather", {"city": "Boston"}), content="I'll get that information.")),
+    ("granite3/text_after_per_call_objects", "granite3", GRANITE,
+     "<|tool_call|> {\"name\": \"a\", \"arguments\": {\"x\": {\"y\": 1}}}\n<|tool_call|> {\"arguments\": {}, \"name\": \"b\"}\nDone.",
+     calls(("a", {"x": {"y": 1}}), ("b", {}), content="Done."),
+     calls(("a", {"x": {"y": 1}}), ("b", {}), content="Done.")),
+    # Text on the same line as the array's end cannot be told from a string holding "] b": it still fails.
+    ("granite3/text_after_array_same_line", "granite3", GRANITE,
+     '<|tool_call|>[{"name": "a", "arguments": {"x": "[1] b"}}] and more<|end_of_text|>',
+     raises("tool_calls"), raises()),
 ]
 
 
