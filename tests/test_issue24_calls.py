@@ -31,6 +31,7 @@ def raises(node=None):
 
 KIMI = "<|im_assistant|>assistant<|im_middle|>"
 GRANITE = "<|start_of_role|>assistant<|end_of_role|>"
+DSV31 = "<｜Assistant｜></think>"  # thinking off: the reply is content
 
 # (case id, family, prompt for the template, output, schema expectation, template expectation)
 CASES = [
@@ -98,6 +99,28 @@ CASES = [
     ("granite3/text_after_array_same_line", "granite3", GRANITE,
      '<|tool_call|>[{"name": "a", "arguments": {"x": "[1] b"}}] and more<|end_of_text|>',
      raises("tool_calls"), raises()),
+    # 4. deepseek_v3_1: an unfinished or malformed tool-call section fails (the schema naming the node) or
+    # is read; the sentence before it is never lost.
+    ("deepseek_v3_1/section_cut_off_after_name", "deepseek_v3_1", DSV31,
+     "Let me look that up.<｜tool▁calls▁begin｜>get_weather",
+     raises("tool_calls/items/properties/tool_calls_section_without_calls"), raises()),
+    ("deepseek_v3_1/section_cut_off_empty", "deepseek_v3_1", DSV31,
+     "Let me look that up.<｜tool▁calls▁begin｜>",
+     raises("tool_calls/items/properties/tool_calls_section_without_calls"), raises()),
+    ("deepseek_v3_1/section_without_call_markers", "deepseek_v3_1", DSV31,
+     'Let me look that up.<｜tool▁calls▁begin｜>get_weather<｜tool▁sep｜>{"city": "Paris"}<｜tool▁calls▁end｜><｜end▁of▁sentence｜>',
+     calls(("get_weather", {"city": "Paris"}), content="Let me look that up."),
+     calls(("get_weather", {"city": "Paris"}), content="Let me look that up.")),
+    ("deepseek_v3_1/call_cut_off_after_name", "deepseek_v3_1", DSV31,
+     "Let me look that up.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather",
+     raises("function/properties/call_cut_off_before_arguments"), raises()),
+    ("deepseek_v3_1/second_call_cut_off_after_name", "deepseek_v3_1", DSV31,
+     "Let me look that up.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>a<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁call▁begin｜>b",
+     raises("function/properties/call_cut_off_before_arguments"), raises()),
+    ("deepseek_v3_1/section_with_spaces", "deepseek_v3_1", DSV31,
+     'Let me look that up.<｜tool▁calls▁begin｜>\n  <｜tool▁call▁begin｜> a <｜tool▁sep｜> {"x": 1} <｜tool▁call▁end｜>\n<｜tool▁calls▁end｜><｜end▁of▁sentence｜>',
+     calls(("a", {"x": 1}), content="Let me look that up."),
+     calls(("a", {"x": 1}), content="Let me look that up.")),
 ]
 
 
