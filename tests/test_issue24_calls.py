@@ -32,6 +32,16 @@ def raises(node=None):
 KIMI = "<|im_assistant|>assistant<|im_middle|>"
 GRANITE = "<|start_of_role|>assistant<|end_of_role|>"
 DSV31 = "<｜Assistant｜></think>"  # thinking off: the reply is content
+STEP3 = "<|BOT|>assistant\n"
+STEP3_CALL = "I'll edit it.<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>"
+STEP3_PARAMS = (
+    '<steptml:parameter name="path">a.py</steptml:parameter>\n'
+    '<steptml:parameter name="old">    if x:</steptml:parameter>\n'
+    '<steptml:parameter name="new">    if x is not None:\n        </steptml:parameter>\n'
+    '<steptml:parameter name="count"> 3 </steptml:parameter>\n'
+)
+STEP3_ARGS = {"path": "a.py", "old": "    if x:", "new": "    if x is not None:\n        ", "count": 3}
+STEP3_END = "</steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜><|EOT|>"
 
 # (case id, family, prompt for the template, output, schema expectation, template expectation)
 CASES = [
@@ -121,6 +131,23 @@ CASES = [
      'Let me look that up.<｜tool▁calls▁begin｜>\n  <｜tool▁call▁begin｜> a <｜tool▁sep｜> {"x": 1} <｜tool▁call▁end｜>\n<｜tool▁calls▁end｜><｜end▁of▁sentence｜>',
      calls(("a", {"x": 1}), content="Let me look that up."),
      calls(("a", {"x": 1}), content="Let me look that up.")),
+    # 10. step3: the header variant `function<｜tool_sep｜>NAME` before `<steptml:invoke>` is read (a name
+    # on the invoke tag too must be the same); string values keep their spaces (exact-match edit tools).
+    ("step3/header_name_invoke_without_name", "step3", STEP3,
+     STEP3_CALL + "edit_file\n<steptml:invoke>\n" + STEP3_PARAMS + STEP3_END,
+     calls(("edit_file", STEP3_ARGS), content="I'll edit it."),
+     calls(("edit_file", STEP3_ARGS), content="I'll edit it.")),
+    ("step3/header_name_and_invoke_name", "step3", STEP3,
+     STEP3_CALL + 'edit_file\n<steptml:invoke name="edit_file">\n' + STEP3_PARAMS + STEP3_END,
+     calls(("edit_file", STEP3_ARGS), content="I'll edit it."),
+     calls(("edit_file", STEP3_ARGS), content="I'll edit it.")),
+    ("step3/header_name_differs_from_invoke_name", "step3", STEP3,
+     STEP3_CALL + 'edit_file\n<steptml:invoke name="other">\n' + STEP3_PARAMS + STEP3_END,
+     raises("tool_calls/items/properties/function"), raises()),
+    ("step3/values_keep_their_spaces", "step3", STEP3,
+     STEP3_CALL + '<steptml:invoke name="edit_file">\n' + STEP3_PARAMS + STEP3_END,
+     calls(("edit_file", STEP3_ARGS), content="I'll edit it."),
+     calls(("edit_file", STEP3_ARGS), content="I'll edit it.")),
 ]
 
 
