@@ -13,10 +13,11 @@ test asserts that exactly those still differ, so fixing a parser forces updating
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
-from conformance_check import CASE_KEYS, CHECKS, DEFAULT_CHECKS, CASES_DIR, SCHEMA, TEMPLATE, formats_of, load_cases, marked_formats, outcome
+from conformance_check import CASE_KEYS, CHECKS, DEFAULT_CHECKS, CASES_DIR, SCHEMA, TEMPLATE, formats_of, load_cases, marked_formats, outcome, table
 
 CASES = load_cases()
 FAMILIES = {p.name.removesuffix(".template.json").removesuffix(".json") for p in (CASES_DIR.parent.parent / "schemas").glob("*.json")}
@@ -81,3 +82,8 @@ def test_both_formats_run_where_the_family_ships_both():
         assert TEMPLATE in fmts, case.id
         if (CASES_DIR.parent.parent / "schemas" / f"{case.family}.json").is_file():
             assert SCHEMA in fmts, case.id
+
+
+def test_the_schemas_readme_shows_the_current_table():
+    readme = (Path(__file__).resolve().parent.parent / "schemas" / "README.md").read_text(encoding="utf-8")
+    assert table(CASES) in readme, "regenerate the table in schemas/README.md: python tests/conformance_check.py --table"
