@@ -191,3 +191,25 @@ def test_deepseek_r1_reads_the_think_tag_after_whitespace_and_when_cut_off(text,
     assert message == expected
     assert same(workbench.parse_response(text, schema), message)
     assert not re.search(r"</?think>", json.dumps(message))
+
+
+SEED_ANCHOR = "<seed:bos>assistant\n"
+
+
+@pytest.mark.parametrize("text,prompt_tail", [
+    # the model wrote <seed:think>: a closing note tag named in its reasoning is text, nothing is added
+    ("<seed:think>\nThe tag </seed:cot_budget_reflect> closes a budget note.\n</seed:think>\nAnswer.", ""),
+    # thinking_budget=0 pre-writes <seed:think><seed:cot_budget_reflect>: the output holds only the
+    # note's closing tag, and the opening one (in the prompt) is part of the thinking in both formats
+    ("My budget is 0, so I answer at once.</seed:cot_budget_reflect>\n</seed:think>\nAnswer.",
+     "<seed:think><seed:cot_budget_reflect>"),
+])
+def test_seed_oss_schema_adds_the_note_opener_only_where_the_prompt_wrote_it(text, prompt_tail, newest_oracle):
+    schema = json.loads((SCHEMAS / "seed_oss.json").read_text(encoding="utf-8"))
+    template = json.loads((SCHEMAS / "seed_oss.template.json").read_text(encoding="utf-8"))
+    from_schema = run_oracle(text, schema)
+    kind, from_template = newest_oracle.parse(text, template, prefix=SEED_ANCHOR + prompt_tail)
+    assert kind == "value"
+    assert from_schema["thinking"] == from_template["thinking"]
+    assert from_schema["thinking"].count("<seed:cot_budget_reflect>") == (1 if prompt_tail else 0)
+    assert from_schema["content"] == from_template["content"] == "Answer."
