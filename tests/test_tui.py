@@ -88,7 +88,7 @@ async def test_validation_problem_is_listed_and_jumps_to_the_node(workdir):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         editor = app.main.editor
-        move_to(editor, '"x-regex": "^\\\\s*(?!\\\\s)(?:<think>|(?=.*?</think>))\\\\s*(?!\\\\s)((?:.*?\\\\S)??)', after=True)
+        move_to(editor, '"x-regex": "^\\\\s*(?!\\\\s)(?:<think>|(?=[^<]*(?:<(?!/?think>)[^<]*)*</think>))\\\\s*(?!\\\\s)((?:.*?\\\\S)??)', after=True)
         await pilot.press("(", "x", ")")  # a second unnamed group: a validation error
         await settle(pilot, app)
         problems = app.main.query_one(ProblemList)

@@ -140,7 +140,7 @@ async def test_tree_raw_prompt_and_editor_are_linked(tdir):
         (row, _), _ = main.editor.node_range
         assert '"thinking"' in main.editor.document.get_line(row)
         # The opener's line lights the opener, in the prompt, where the region opened.
-        opener = tree_node(app, lambda n: n.key == "open" and n.path == "/fields/thinking/open")
+        opener = tree_node(app, lambda n: n.key == "open" and n.path == "/fields/thinking/open_pattern")
         main.tree.move_cursor(opener)
         await pilot.pause()
         assert main.raw.selected == [] and main.prompt_editor._selected == [(think, think + 7)]

@@ -1,0 +1,215 @@
+"""An answer that names its family's reasoning tags in prose keeps them as content (issue 24, item 8).
+
+For every shipped family with a reasoning tag, and both formats, an answer holding the family's own
+opening and closing tags mid-sentence ("… in <think> and </think> tags …") is parsed by the runtime
+itself (transformers 5.14.1 for a schema, 5.24.0 for a template, the prompt ending at the assistant
+header with no reasoning pre-written) and must come out as one message whose content is the whole
+sentence and which has no thinking: a `<think>` in the middle of an answer never opens reasoning, and
+text holding one before the `</think>` is not pre-written reasoning. The same sentence after a real
+reasoning block must leave the block as thinking and the sentence as content.
+
+Where a format cannot tell (the family's reasoning has no opening tag in the output, so every output
+starts inside it), the family is in DECIDED with the phrase its row in schemas/README.md uses to say
+so; the test then checks that the row says it, and that no text is lost: the message holds the whole
+sentence, in one field.
+
+Our own engine must give the runtime's result in every case.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import workbench
+from families import has_schema
+from oracle import RAISED, run_oracle, same
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMAS = ROOT / "schemas"
+
+# The family's own reasoning delimiters as they appear in an output; several pairs where the family
+# accepts several spellings.
+TAGS: dict[str, list[tuple[str, str]]] = {
+    "qwen3": [("<think>", "</think>")],
+    "qwq": [("<think>", "</think>")],
+    "deepseek_r1": [("<think>", "</think>")],
+    "deepseek_v3_1": [("<think>", "</think>")],
+    "deepseek_v3_2": [("<think>", "</think>")],
+    "glm45": [("<think>", "</think>")],
+    "glm47": [("<think>", "</think>")],
+    "minimax_m1": [("<think>", "</think>")],
+    "minimax_m2": [("<think>", "</think>")],
+    "mimo": [("<think>", "</think>")],
+    "smollm3": [("<think>", "</think>")],
+    "hunyuan": [("<think>", "</think>")],
+    "ernie45": [("<think>", "</think>")],
+    "seed_oss": [("<seed:think>", "</seed:think>")],
+    "kimi_k2": [("<think>", "</think>")],
+    "nemotron3": [("<think>", "</think>")],
+    "nemotron_nano2": [("<think>", "</think>")],
+    "granite3": [("<think>", "</think>"), ("Here is my thought process:", "Here is my response:")],
+    "lfm2": [("<think>", "</think>")],
+    "lfm2_pythonic": [("<think>", "</think>")],
+    "step3": [("<think>", "</think>")],
+    "magistral": [("[THINK]", "[/THINK]"), ("<think>", "</think>")],
+    "apriel": [("<thinking>", "[BEGIN FINAL RESPONSE]")],
+    "xlam": [("<think>", "</think>")],
+    "cohere_command": [("<|START_THINKING|>", "<|END_THINKING|>")],
+    "apertus": [("<|inner_prefix|>", "<|inner_suffix|>")],
+    "gemma4": [("<|channel>thought\n", "<channel|>")],
+}
+
+# Families with a thinking field whose reasoning is not delimited by tags a sentence could hold.
+NO_TAGS = {
+    "gpt_oss": "harmony channels: reasoning is a whole `analysis` message, not a tagged span",
+}
+
+# (family, format) -> the phrase of the family's schemas/README.md row that documents the decision.
+DECIDED: dict[tuple[str, str], str] = {
+    ("apriel", "template"): "a literal `[BEGIN FINAL RESPONSE]` ends the reasoning wherever it stands",
+}
+
+
+def sentence(open_tag: str, close_tag: str) -> str:
+    return f"Reasoning models wrap their chain of thought in {open_tag} and {close_tag} tags before they answer."
+
+
+def cases():
+    for family, pairs in TAGS.items():
+        for fmt in ("schema", "template"):
+            if fmt == "schema" and not has_schema(family):
+                continue
+            for open_tag, close_tag in pairs:
+                yield pytest.param(family, fmt, open_tag, close_tag, id=f"{family}-{fmt}-{open_tag.strip()}")
+
+
+def template_prompt(template: dict) -> str:
+    """A prompt that ends at the assistant header: nothing pre-written."""
+    anchor = template["start_anchor"]
+    return anchor[0] if isinstance(anchor, list) else anchor
+
+
+def readme_row(family: str, table: int) -> str:
+    rows = [line for line in (SCHEMAS / "README.md").read_text(encoding="utf-8").splitlines()
+            if line.startswith(f"| `{family}` |")]
+    return rows[table]
+
+
+def parse(family: str, fmt: str, text: str, newest_oracle):
+    """The runtime's message (or RAISED), after checking that our engine gives the same."""
+    if fmt == "schema":
+        schema = json.loads((SCHEMAS / f"{family}.json").read_text(encoding="utf-8"))
+        expected = run_oracle(text, schema)
+        try:
+            ours = workbench.parse_response(text, schema)
+        except workbench.ParseFailure:
+            ours = RAISED
+        assert same(ours, expected), (ours, expected)
+        return expected
+    template = json.loads((SCHEMAS / f"{family}.template.json").read_text(encoding="utf-8"))
+    prompt = template_prompt(template)
+    result = newest_oracle.parse(text, template, prefix=prompt)
+    try:
+        ours = workbench.parse_response(text, template, prefix=prompt)
+    except workbench.ParseFailure:
+        ours = RAISED
+    if result[0] == "value":
+        assert same(ours, result[1]), (ours, result)
+        return result[1]
+    assert ours is RAISED, (ours, result)
+    return RAISED
+
+
+def test_every_family_with_a_thinking_field_is_covered():
+    with_thinking = set()
+    for path in SCHEMAS.glob("*.template.json"):
+        fields = json.loads(path.read_text(encoding="utf-8"))["fields"]
+        if "thinking" in fields or "reasoning_content" in fields:
+            with_thinking.add(path.name.removesuffix(".template.json"))
+    for path in SCHEMAS.glob("*.json"):
+        if not path.name.endswith(".template.json"):
+            if "thinking" in json.loads(path.read_text(encoding="utf-8")).get("properties", {}):
+                with_thinking.add(path.stem)
+    assert with_thinking == set(TAGS) | set(NO_TAGS)
+
+
+@pytest.mark.parametrize("family,fmt,open_tag,close_tag", list(cases()))
+def test_tags_named_mid_answer_stay_content(family, fmt, open_tag, close_tag, newest_oracle):
+    answer = sentence(open_tag, close_tag)
+    message = parse(family, fmt, answer, newest_oracle)
+    if (family, fmt) in DECIDED:
+        assert DECIDED[family, fmt] in readme_row(family, 0 if fmt == "schema" else 1)
+        # nothing lost: the message's text, in field order, is the sentence less at most its tags
+        if message is not RAISED:
+            words = " ".join(v for v in message.values() if isinstance(v, str) and v != "assistant").split()
+            assert words in (answer.split(), answer.replace(open_tag, "").replace(close_tag, "").split(),
+                             answer.replace(close_tag, "").split()), f"text lost: {message!r}"
+        return
+    assert message is not RAISED
+    assert message.get("content") == answer, message
+    assert "thinking" not in message, message
+
+
+def written_reasoning(family: str, open_tag: str, close_tag: str) -> str:
+    if open_tag == "Here is my thought process:":
+        return f"{open_tag} The user asks how reasoning is marked. {close_tag} "
+    return f"{open_tag}The user asks how reasoning is marked.{close_tag}\n\n"
+
+
+@pytest.mark.parametrize("family,fmt,open_tag,close_tag",
+                         [c for c in cases() if (c.values[0], c.values[1]) not in DECIDED])
+def test_tags_named_after_real_reasoning_stay_content(family, fmt, open_tag, close_tag, newest_oracle):
+    answer = sentence(open_tag, close_tag)
+    message = parse(family, fmt, written_reasoning(family, open_tag, close_tag) + answer, newest_oracle)
+    assert message is not RAISED
+    assert message.get("thinking") == "The user asks how reasoning is marked.", message
+    assert message.get("content") == answer, message
+
+
+def test_prewritten_reasoning_without_a_literal_opener_is_still_read():
+    """The rule leaves pre-written reasoning alone: only `</think>` in the output is thinking before it."""
+    schema = json.loads((SCHEMAS / "qwen3.json").read_text(encoding="utf-8"))
+    message = run_oracle("Plan the answer.\n</think>\n\nThe answer.", schema)
+    assert message == {"role": "assistant", "thinking": "Plan the answer.", "content": "The answer."}
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("\n<think>reasoning</think>\nanswer", {"role": "assistant", "thinking": "reasoning", "content": "answer"}),
+    ("\n\n<think>\nreasoning\n</think>\n\nanswer", {"role": "assistant", "thinking": "reasoning", "content": "answer"}),
+    # cut off while reasoning: thinking with the tag stripped (vLLM's deepseek_r1 reads an output
+    # without </think> as all reasoning); the schema's empty content stays, as for every sample
+    ("<think>\nreasoning cut off", {"role": "assistant", "thinking": "reasoning cut off", "content": ""}),
+    ("\n<think>reasoning cut off", {"role": "assistant", "thinking": "reasoning cut off", "content": ""}),
+])
+def test_deepseek_r1_reads_the_think_tag_after_whitespace_and_when_cut_off(text, expected):
+    schema = json.loads((SCHEMAS / "deepseek_r1.json").read_text(encoding="utf-8"))
+    message = run_oracle(text, schema)
+    assert message == expected
+    assert same(workbench.parse_response(text, schema), message)
+    assert not re.search(r"</?think>", json.dumps(message))
+
+
+SEED_ANCHOR = "<seed:bos>assistant\n"
+
+
+@pytest.mark.parametrize("text,prompt_tail", [
+    # the model wrote <seed:think>: a closing note tag named in its reasoning is text, nothing is added
+    ("<seed:think>\nThe tag </seed:cot_budget_reflect> closes a budget note.\n</seed:think>\nAnswer.", ""),
+    # thinking_budget=0 pre-writes <seed:think><seed:cot_budget_reflect>: the output holds only the
+    # note's closing tag, and the opening one (in the prompt) is part of the thinking in both formats
+    ("My budget is 0, so I answer at once.</seed:cot_budget_reflect>\n</seed:think>\nAnswer.",
+     "<seed:think><seed:cot_budget_reflect>"),
+])
+def test_seed_oss_schema_adds_the_note_opener_only_where_the_prompt_wrote_it(text, prompt_tail, newest_oracle):
+    schema = json.loads((SCHEMAS / "seed_oss.json").read_text(encoding="utf-8"))
+    template = json.loads((SCHEMAS / "seed_oss.template.json").read_text(encoding="utf-8"))
+    from_schema = run_oracle(text, schema)
+    kind, from_template = newest_oracle.parse(text, template, prefix=SEED_ANCHOR + prompt_tail)
+    assert kind == "value"
+    assert from_schema["thinking"] == from_template["thinking"]
+    assert from_schema["thinking"].count("<seed:cot_budget_reflect>") == (1 if prompt_tail else 0)
+    assert from_schema["content"] == from_template["content"] == "Answer."
