@@ -61,11 +61,18 @@ TAGS: dict[str, list[tuple[str, str]]] = {
     "cohere_command": [("<|START_THINKING|>", "<|END_THINKING|>")],
     "apertus": [("<|inner_prefix|>", "<|inner_suffix|>")],
     "gemma4": [("<|channel>thought\n", "<channel|>")],
+    "deepseek_v4": [("<think>", "</think>")],
+    "gigachat35": [("<think>", "</think>")],
+    "hy_v3": [("<think:opensource>", "</think:opensource>"), ("<think>", "</think>")],
+    "kimi_k3": [("<|open|>think<|sep|>", "<|close|>think<|sep|>")],
+    "solar_open2": [("<|think:start|>", "<|think:end|>")],
+    "inkling": [("<|content_thinking|>", "<|end_message|>")],
 }
 
 # Families with a thinking field whose reasoning is not delimited by tags a sentence could hold.
 NO_TAGS = {
     "gpt_oss": "harmony channels: reasoning is a whole `analysis` message, not a tagged span",
+    "muse_glimmer": "ATEM channels: reasoning is a whole message addressed `to=self`, not a tagged span",
 }
 
 # (family, format) -> the phrase of the family's schemas/README.md row that documents the decision.
@@ -78,13 +85,34 @@ def sentence(open_tag: str, close_tag: str) -> str:
     return f"Reasoning models wrap their chain of thought in {open_tag} and {close_tag} tags before they answer."
 
 
-def cases():
+# Not yet following the rule: families added beside it (issue 24), each (family, format, opening
+# tag) for the mid-answer test and, in AFTER_REASONING, for the test after real reasoning. Strict:
+# a fixed case fails until it is taken off the list.
+OPEN = {
+    ("deepseek_v4", "schema", "<think>"), ("gigachat35", "schema", "<think>"),
+    ("hy_v3", "schema", "<think:opensource>"), ("hy_v3", "schema", "<think>"),
+    ("hy_v3", "template", "<think:opensource>"), ("hy_v3", "template", "<think>"),
+    ("kimi_k3", "schema", "<|open|>think<|sep|>"), ("kimi_k3", "template", "<|open|>think<|sep|>"),
+    ("solar_open2", "schema", "<|think:start|>"), ("solar_open2", "template", "<|think:start|>"),
+    ("inkling", "schema", "<|content_thinking|>"), ("inkling", "template", "<|content_thinking|>"),
+}
+OPEN_AFTER_REASONING = {
+    ("hy_v3", "template", "<think:opensource>"), ("hy_v3", "template", "<think>"),
+    ("kimi_k3", "schema", "<|open|>think<|sep|>"), ("kimi_k3", "template", "<|open|>think<|sep|>"),
+    ("solar_open2", "template", "<|think:start|>"),
+    ("inkling", "schema", "<|content_thinking|>"), ("inkling", "template", "<|content_thinking|>"),
+}
+
+
+def cases(still_open: set = frozenset()):
     for family, pairs in TAGS.items():
         for fmt in ("schema", "template"):
             if fmt == "schema" and not has_schema(family):
                 continue
             for open_tag, close_tag in pairs:
-                yield pytest.param(family, fmt, open_tag, close_tag, id=f"{family}-{fmt}-{open_tag.strip()}")
+                marks = [pytest.mark.xfail(strict=True, reason="not yet following the rule (OPEN)")] \
+                    if (family, fmt, open_tag) in still_open else []
+                yield pytest.param(family, fmt, open_tag, close_tag, id=f"{family}-{fmt}-{open_tag.strip()}", marks=marks)
 
 
 def template_prompt(template: dict) -> str:
@@ -137,7 +165,7 @@ def test_every_family_with_a_thinking_field_is_covered():
     assert with_thinking == set(TAGS) | set(NO_TAGS)
 
 
-@pytest.mark.parametrize("family,fmt,open_tag,close_tag", list(cases()))
+@pytest.mark.parametrize("family,fmt,open_tag,close_tag", list(cases(OPEN)))
 def test_tags_named_mid_answer_stay_content(family, fmt, open_tag, close_tag, newest_oracle):
     answer = sentence(open_tag, close_tag)
     message = parse(family, fmt, answer, newest_oracle)
@@ -161,7 +189,7 @@ def written_reasoning(family: str, open_tag: str, close_tag: str) -> str:
 
 
 @pytest.mark.parametrize("family,fmt,open_tag,close_tag",
-                         [c for c in cases() if (c.values[0], c.values[1]) not in DECIDED])
+                         [c for c in cases(OPEN_AFTER_REASONING) if (c.values[0], c.values[1]) not in DECIDED])
 def test_tags_named_after_real_reasoning_stay_content(family, fmt, open_tag, close_tag, newest_oracle):
     answer = sentence(open_tag, close_tag)
     message = parse(family, fmt, written_reasoning(family, open_tag, close_tag) + answer, newest_oracle)
