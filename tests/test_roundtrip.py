@@ -128,9 +128,12 @@ _NONE = "a None argument: the template cannot turn the dialect's bare None into 
 KNOWN_FAULTS: dict[tuple[str, str], dict[str, str]] = {
     ("gemma4", "template"): {"one_call": _NONE, "parallel_calls": _NONE, "reasoning_answer_call": _NONE},
 }
-# Variables a family's samples were rendered with (Gemma 4's prompt switches thinking on; without it
-# every probe's prompt pre-writes an empty thought the history does not hold).
-VARIABLES = {"gemma4": ["--var", "enable_thinking=true"]}
+# Variables a family's samples were rendered with (Gemma 4's prompt switches thinking on, Hy3's
+# reasoning_effort high leaves the think block open; without them every probe's prompt pre-writes an
+# empty thought the history does not hold; DeepSeek-V4's samples are in thinking mode, which its test
+# template leaves off by default, dropping the final reasoning).
+VARIABLES = {"gemma4": ["--var", "enable_thinking=true"], "hy_v3": ["--var", "reasoning_effort=high"],
+             "deepseek_v4": ["--var", "thinking=true"]}
 
 
 @pytest.mark.parametrize("chat", FAMILY_TEMPLATES, ids=lambda p: p.stem)
@@ -143,6 +146,18 @@ def test_every_family_parser_round_trips_its_chat_format(chat: Path, fmt: str):
     wrong = {r["probe"]: [d for d in r["differences"] if d["kind"] == PARSER] for r in report}
     wrong = {probe: diffs for probe, diffs in wrong.items() if diffs}
     assert set(wrong) == set(KNOWN_FAULTS.get((chat.stem, fmt), {})), wrong
+
+
+@pytest.mark.parametrize("fmt", ["schema", "template"])
+def test_the_deepseek_v4_parsers_also_read_the_v4_1_dialect(fmt: str):
+    """DeepSeek-V4.1 writes the DSML tags with a leading space (<｜DSML｜ calls>, <｜DSML｜ invoke>,
+    <｜DSML｜ parameter>); the deepseek_v4 schema and template read it as they read V4's names."""
+    parser = ROOT / "schemas" / ("deepseek_v4.json" if fmt == "schema" else "deepseek_v4.template.json")
+    result = run("--chat-template", CHAT / "deepseek_v4.jinja", f"--{fmt}", parser, "--var", "thinking=true", "--var", "v4_1=true", "--json")
+    report = json.loads(result.stdout)
+    calls = [r for r in report if r["probe"] == "parallel_calls"][0]
+    assert "<｜DSML｜ calls>" in calls["output"] and "<｜DSML｜ invoke" in calls["output"]
+    assert result.exit_code == 0 and all(r["differences"] == [] for r in report), report
 
 
 def test_open_with_a_chat_template_adds_the_probes_as_samples_with_goldens(tmp_path):
