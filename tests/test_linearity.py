@@ -188,6 +188,15 @@ def test_delimiters_and_their_plain_inputs():
                      ["</think", ">Hello."], ["<think>", "</think>", "Hello."]]
 
 
+def test_markers_that_differ_only_in_a_name_are_one_delimiter():
+    from workbench.linearity import delimiters
+
+    markers, pairs = delimiters(['<invoke name="f"><parameter=a>1</parameter></invoke><invoke name="g"><parameter=b>2</parameter></invoke>'])
+    assert markers == ['<invoke name="f">', "<parameter=a>", "</parameter>", "</invoke>"]
+    assert pairs == [('<invoke name="f">', "<parameter=a>"), ("<parameter=a>", "</parameter>"),
+                     ("</parameter>", "</invoke>"), ("</invoke>", '<invoke name="f">')]
+
+
 def family_tree(tmp_path: Path, schema_text: str, family: str, cases: list[str]) -> Path:
     (tmp_path / "schemas").mkdir()
     (tmp_path / "schemas" / f"{family}.json").write_text(schema_text)
@@ -225,10 +234,14 @@ def shipped_parsers():
 
 
 @pytest.mark.parametrize("folder, path, fmt", list(shipped_parsers()))
-def test_every_shipped_parser_passes_the_plain_answers(folder, path, fmt):
-    # ernie45's thinking regex (schema), and `<tool_call>\s*\[?\s*` (granite3, apriel, mistral,
-    # nemotron_nano2, phi4_mini templates) or a name loop after its opener (deepseek_v3_1's) timed
-    # out here on main: a run before an answer that never brings the closer they look for.
+def test_every_shipped_parser_passes_the_plain_answers(folder, path, fmt, monkeypatch):
+    # Runs of 50,000 (5,000 at 1x) keep this under half a minute for every parser; a quadratic
+    # parse still takes seconds there and hits the limit (each parser named above did).
+    monkeypatch.setattr("workbench.linearity.RUN", 50_000)
+    # These timed out here before this branch: ernie45's thinking regex and the call regexes of
+    # deepseek_v3_2, deepseek_v4 and gigachat35 (schemas); `<tool_call>\s*\[?\s*` and the like
+    # (granite3, apriel, mistral, nemotron_nano2, phi4_mini templates) and hermes' `<function=…>`
+    # opener (template): a run before an answer that never brings what they look for.
     from workbench.files import load_schema, read_sample
     from workbench.linearity import check_plain, delimiters
     from workbench.samples import Sample, is_sample_file

@@ -226,20 +226,28 @@ _MARKER_RE = re.compile(_MARKER)
 _INNER = re.compile(r"\s+|[^\W_]+|(?:[^\w\s]|_)+")  # the tokens inside a marker: `</`, `think`, `>`
 
 
+_NAMED = re.compile(r'"[^"]*"|=[^>\s"]+')  # a name in a marker: `"get_weather"`, `=location`
+
+
+def _form(marker: str) -> str:
+    """A marker with its names taken out: `<invoke name="f">` and `<invoke name="g">` are one form."""
+    return _NAMED.sub(lambda m: '""' if m.group().startswith('"') else "=", marker)
+
+
 def delimiters(texts: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
-    """The family's delimiters (the markers its samples hold, in order of first sight) and the
-    pairs of them that follow one another in a sample (each pair once)."""
-    found: dict[str, None] = {}
-    pairs: dict[tuple[str, str], None] = {}
+    """The family's delimiters (the markers its samples hold, in order of first sight, one per form:
+    a marker that differs from an earlier one only in a name it carries is left out) and the pairs
+    of them that follow one another in a sample (each pair of forms once)."""
+    found: dict[str, str] = {}
+    pairs: dict[tuple[str, str], tuple[str, str]] = {}
     for text in texts:
         previous = None
         for match in _MARKER_RE.finditer(text):
-            marker = match.group()
-            found.setdefault(marker)
+            marker = found.setdefault(_form(match.group()), match.group())
             if previous is not None:
-                pairs.setdefault((previous, marker))
+                pairs.setdefault((_form(previous), _form(marker)), (previous, marker))
             previous = marker
-    return list(found), list(pairs)
+    return list(found.values()), list(pairs.values())
 
 
 def plain_inputs(markers: list[str], pairs: list[tuple[str, str]]) -> list[tuple[str, list[str], str]]:
