@@ -275,7 +275,7 @@ def test_each_shape_warns_at_its_node_and_is_slow_in_re(shape):
     schema = {"type": "object", "properties": {"thinking": {"type": "string", "x-regex": pattern}}}
     found = [p for p in validate(schema) if "backtracks polynomially" in p.message]
     assert [p.path for p in found] == ["/properties/thinking/x-regex"], found
-    # and re is indeed slow on it: 4x the run takes far more than 4x the time (quadratic: ~16x)
+    # and re is indeed slow on it: 4x the run takes far more than 4x the time (quadratic: ~16x, linear: 4x)
     import re
     import time
 
@@ -284,7 +284,7 @@ def test_each_shape_warns_at_its_node_and_is_slow_in_re(shape):
         re.search(pattern, " " * n + "Hello.", re.DOTALL)
         return time.perf_counter() - started
 
-    assert min(seconds(6000) for _ in range(2)) > 8 * min(seconds(1500) for _ in range(2))
+    assert min(seconds(6000) for _ in range(3)) > 6 * min(seconds(1500) for _ in range(3))
 
 
 def test_trim_warnings_name_the_node():
