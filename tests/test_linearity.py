@@ -89,8 +89,12 @@ def test_growth_counts_small_times_as_the_floor():
 def test_a_linear_schema_passes(tmp_path):
     result = run_check(tree(tmp_path, LINEAR))
     assert result.ok, [(t.where, t.kind, t.seconds) for t in result.failures]
-    # every boundary once, all four kinds at the start and the end, and the repeated sample
-    assert result.inputs == len(boundaries(SAMPLE)) + 6 + 1
+    # every boundary once, all four kinds at the start and the end, and the repeated sample; then
+    # the plain answers: all four kinds before the lone answer, one kind for each other input
+    from workbench.linearity import delimiters, plain_inputs
+
+    plain = len(plain_inputs(*delimiters([SAMPLE]))) - 1 + 4
+    assert result.inputs == len(boundaries(SAMPLE)) + 6 + 1 + plain
 
 
 @pytest.mark.parametrize(
@@ -108,8 +112,7 @@ def test_a_slow_schema_fails_with_a_timeout(tmp_path, pointer, pattern, sample, 
         schema["properties"]["tool_calls"]["items"] = {"type": "object", "x-regex": pattern, "x-parser": "json"}
     result = run_check(tree(tmp_path, schema, sample))
     assert not result.ok
-    worst = result.worst
-    assert worst.timed_out and worst.variant == "whitespace" and where in worst.where
+    assert any(t.timed_out and t.variant == "whitespace" and where in t.where for t in result.failures), result.failures
 
 
 def test_the_command_prints_a_table_and_json(tmp_path):
@@ -165,3 +168,86 @@ def test_a_template_opener_led_by_an_unbounded_whitespace_repeat_is_quadratic(tm
     # by \s* retries the repeat to the end of the text from every start: quadratic on any text.
     result = run_check(template_tree(tmp_path, r"\s*<tool_call>"))
     assert not result.ok and result.worst.timed_out
+
+
+# -- plain answers after whitespace runs -------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_delimiters_and_their_plain_inputs():
+    from workbench.linearity import delimiters, plain_inputs
+
+    markers, pairs = delimiters(["<think>a</think>\n\n<response>b</response>", "<tool_call>{}</tool_call><|im_end|>"])
+    assert markers == ["<think>", "</think>", "<response>", "</response>", "<tool_call>", "</tool_call>", "<|im_end|>"]
+    assert pairs == [("<think>", "</think>"), ("</think>", "<response>"), ("<response>", "</response>"),
+                     ("<tool_call>", "</tool_call>"), ("</tool_call>", "<|im_end|>")]
+    parts = [p for _, p, _ in plain_inputs(["</think>"], [("<think>", "</think>")])]
+    # alone, after and before the delimiter, inside it at each token boundary, between the pair
+    assert parts == [["", "Hello."], ["</think>", "Hello."], ["", "</think>Hello."], ["</", "think>Hello."],
+                     ["</think", ">Hello."], ["<think>", "</think>", "Hello."]]
+
+
+def test_markers_that_differ_only_in_a_name_are_one_delimiter():
+    from workbench.linearity import delimiters
+
+    markers, pairs = delimiters(['<invoke name="f"><parameter=a>1</parameter></invoke><invoke name="g"><parameter=b>2</parameter></invoke>'])
+    assert markers == ['<invoke name="f">', "<parameter=a>", "</parameter>", "</invoke>"]
+    assert pairs == [('<invoke name="f">', "<parameter=a>"), ("<parameter=a>", "</parameter>"),
+                     ("</parameter>", "</invoke>"), ("</invoke>", '<invoke name="f">')]
+
+
+def family_tree(tmp_path: Path, schema_text: str, family: str, cases: list[str]) -> Path:
+    (tmp_path / "schemas").mkdir()
+    (tmp_path / "schemas" / f"{family}.json").write_text(schema_text)
+    folder = tmp_path / "sample_outputs" / family
+    folder.mkdir(parents=True)
+    for case in cases:
+        (folder / f"{case}.txt").write_text((ROOT / "sample_outputs" / family / f"{case}.txt").read_text())
+    return tmp_path
+
+
+def test_ernie45_as_on_main_fails_on_spaces_before_a_plain_answer(tmp_path):
+    # main's ernie45 thinking regex, ^\s*(?:<think>|(?=.*?</think>)), scans to the end for </think>
+    # from every character of a leading run: 16,000 spaces before "Hello." took 1.7 s in transformers.
+    # Every ernie45 sample holds </think>, so only the plain-answer inputs find it.
+    main = (Path(__file__).parent / "linearity_data" / "ernie45_main.json").read_text()
+    result = run_check(family_tree(tmp_path, main, "ernie45", ["plain_answer"]))
+    assert not result.ok
+    [failure] = result.failures
+    assert failure.case == "plain answer" and failure.where.startswith("run + answer") and failure.timed_out
+
+
+def test_shipped_ernie45_passes_the_plain_answers(tmp_path):
+    shipped = (ROOT / "schemas" / "ernie45.json").read_text()
+    result = run_check(family_tree(tmp_path, shipped, "ernie45", ["plain_answer"]))
+    assert result.ok, [(t.where, t.kind, t.seconds) for t in result.failures]
+    assert any(s.case == "plain answer" and s.inputs > 10 for s in result.samples)
+
+
+def shipped_parsers():
+    from workbench.samples import parser_files
+
+    for folder in sorted(p for p in (ROOT / "sample_outputs").iterdir() if p.is_dir()):
+        for path, fmt in parser_files(ROOT / "schemas", folder.name):
+            yield pytest.param(folder, path, fmt, id=path.name)
+
+
+@pytest.mark.parametrize("folder, path, fmt", list(shipped_parsers()))
+def test_every_shipped_parser_passes_the_plain_answers(folder, path, fmt, monkeypatch):
+    # Runs of 50,000 (5,000 at 1x) keep this under half a minute for every parser; a quadratic
+    # parse still takes seconds there and hits the limit (each parser named above did).
+    monkeypatch.setattr("workbench.linearity.RUN", 50_000)
+    # These timed out here before this branch: ernie45's thinking regex and the call regexes of
+    # deepseek_v3_2, deepseek_v4 and gigachat35 (schemas); `<tool_call>\s*\[?\s*` and the like
+    # (granite3, apriel, mistral, nemotron_nano2, phi4_mini templates) and hermes' `<function=…>`
+    # opener (template): a run before an answer that never brings what they look for.
+    from workbench.files import load_schema, read_sample
+    from workbench.linearity import check_plain, delimiters
+    from workbench.samples import Sample, is_sample_file
+
+    samples = [Sample(p, read_sample(p)) for p in sorted(folder.iterdir()) if p.is_file() and is_sample_file(p)]
+    prompts = list(dict.fromkeys(s.prompt()[0] for s in samples)) if fmt.reads_prompt else [""]
+    markers, pairs = delimiters([s.text for s in samples])
+    result = check_plain(folder.name, markers, pairs, load_schema(path), prompts)  # check --linear's limit
+    assert not result.failures, [(t.where, t.kind, t.seconds, t.growth) for t in result.failures]

@@ -240,6 +240,18 @@ TRIMS = [
     (r"<i>(?P<a><.*?)?\s*</i>", r"(?P<a><.*?)?\s*", r"(?P<a><(?:.*?\S)??)?\s*"),
     (r"^\s*(?P<name>[^<]+?)\s*(?:<s>(?P<a>.*))?$", r"(?P<name>[^<]+?)\s*", None),
     ("\\\\(?=.*\x00\\Z)", r"(?=.*\x00\Z)", None),
+    # two loops with an optional part between: the part may hold a loop, be a lone character, be lazy
+    (r"^\s*(?:<response>\s*)?\s*</think>", r"\s*(?:<response>\s*)?\s*", r"\s*(?:<response>\s*)?"),
+    (r"^\s*\n?\s*</think>", r"\s*\n?\s*", r"\s*(?:\n\s*)?"),
+    (r"^[ \t]*(?:<response>)?\s*</think>", r"[ \t]*(?:<response>)?\s*", None),
+    (r"^\s*(?:<response>)??\s*</think>", r"\s*(?:<response>)??\s*", None),
+    (r"^\s*(?:<response>[ ]*)?\s*</think>", r"\s*(?:<response> *)?\s*", None),
+    # a loop, then a lookahead that scans to the end (ernie45's thinking regex): anchored, yet quadratic
+    (r"^\s*(?:<think>|(?=.*?</think>))\s*(?!\s)((?:.*?\S)??)\s*(?:</think>|$)",
+     r"\s*(?:<think>|(?=.*?</think>))", r"\s*(?!\s)(?:<think>|(?=.*?</think>))"),
+    (r"^\s*(?=.*?</think>)(.*)", r"\s*(?=.*?</think>)", r"\s*(?!\s)(?=.*?</think>)"),
+    (r"^\s*(?:<think>|(?=.*?\s</think>))(.*)", r"\s*(?:<think>|(?=.*?\s</think>))", None),
+    (r"^\s*(?:<a>)?(?!.*?</think>)(.*)", r"\s*(?:<a>)?(?!.*?</think>)", None),
 ]
 
 
@@ -251,6 +263,28 @@ def test_slow_trims_warn_with_the_construct_and_a_linear_form(pattern, construct
         assert "linear time" not in messages[0]
     else:
         assert f"`{rewrite}` matches the same text in linear time" in messages[0]
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [r"\s*(?:<response>)?\s*", r"\s*(?:<response>\s*)?\s*", r"\s*(?:\n)?\s*", r"[ \t]*(?:<response>)?\s*",
+     r"\s*(?:<think>|(?=.*?</think>))"],
+)
+def test_each_shape_warns_at_its_node_and_is_slow_in_re(shape):
+    pattern = rf"^{shape}(?:</think>)(.*)"
+    schema = {"type": "object", "properties": {"thinking": {"type": "string", "x-regex": pattern}}}
+    found = [p for p in validate(schema) if "backtracks polynomially" in p.message]
+    assert [p.path for p in found] == ["/properties/thinking/x-regex"], found
+    # and re is indeed slow on it: 4x the run takes far more than 4x the time (quadratic: ~16x, linear: 4x)
+    import re
+    import time
+
+    def seconds(n: int) -> float:
+        started = time.perf_counter()
+        re.search(pattern, " " * n + "Hello.", re.DOTALL)
+        return time.perf_counter() - started
+
+    assert min(seconds(6000) for _ in range(3)) > 6 * min(seconds(1500) for _ in range(3))
 
 
 def test_trim_warnings_name_the_node():
@@ -269,6 +303,11 @@ def test_trim_warnings_name_the_node():
         r"^\s*(?!\s)(?:<think>|(?=.*?</think>))\s*(?!\s)((?:.*?\S)??)\s*(?:</think>|$)",  # anchored lookahead
         r"(\{(?:.*?\S)??)\s*$",
         r"\s*(?:<a>)?[^\s<]*x",  # the loops take different characters
+        # ernie45's content regex: a \s*(?:X)?\s* whose rest always succeeds takes the first sharing
+        r"^(?:\s*<think>.*?(?:</think>|$)|.*?</think>)?\s*(?:<response>)?\s*((?:.*?\S)??)\s*(?:</response>|<\|im_end\|>|$)",
+        r"^\s*(?:<response>\s*)?\s*((?:.*?\S)??)\s*(?:</response>|$)",
+        r"^\s*(?=.*)\s*(.*)",  # a lookahead that always passes, before a rest that always succeeds
+        r"^\s*(?=\S)(.*)",  # a lookahead that does not scan
     ],
 )
 def test_linear_trims_do_not_warn(pattern):
@@ -280,7 +319,7 @@ def test_suggested_trims_match_the_same_text():
     import itertools
     import re
 
-    texts = ["".join(chars) for size in range(5) for chars in itertools.product([" ", "\t\n", "x", "{", "[", "<think>", "</think>", "<|eot_id|>", "<i>", "</i>"], repeat=size)]
+    texts = ["".join(chars) for size in range(5) for chars in itertools.product([" ", "\t\n", "x", "{", "[", "<think>", "</think>", "<|eot_id|>", "<i>", "</i>", "<response>", "\n"], repeat=size)]
     for pattern, construct, rewrite in TRIMS:
         if rewrite is None:
             continue

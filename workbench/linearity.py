@@ -10,7 +10,15 @@ sample's prompt, which is not grown), for every sample of its family:
   spaces, tabs, newlines, or mixed (`` \\t\\r\\n`` repeated). At the start and the end of the text
   all four kinds are tried; elsewhere the kinds take turns, boundary after boundary, continuing
   from sample to sample, so each kind meets every part of a family's outputs;
-- **repetition**: the sample repeated to 2 MB (10 times a ~200 KB repetition).
+- **repetition**: the sample repeated to 2 MB (10 times a ~200 KB repetition);
+- **plain answers**: a plain answer (``Hello.``, no marker) after a run of 200,000 whitespace
+  characters, alone, after each delimiter of the family (the markers its samples hold: ``<think>``,
+  ``</think>``, ``<response>``, ``[TOOL_CALLS]``…), inside each delimiter (at every token boundary
+  in it: ``</think`` run ``>``) and between each two delimiters that follow one another in a sample,
+  with a run after each. No sample has to be a plain answer: a model stuck in spaces before one is
+  enough, and a regex that looks ahead for a closer it never finds rescans the run from each of its
+  characters. A template parses each with every prompt of the family, taking turns (all of them for
+  the lone run before the answer).
 
 An input passes when its parse neither hits the engine's normal time limit (``RegexTimeout``) nor
 grows faster than linearly: the time at 10× the input (200,000 vs 20,000 inserted characters,
@@ -215,6 +223,79 @@ def check_sample(family: str, case: str, text: str, schema: Any, first_kind: int
     return result
 
 
+ANSWER = "Hello."
+_MARKER_RE = re.compile(_MARKER)
+_INNER = re.compile(r"\s+|[^\W_]+|(?:[^\w\s]|_)+")  # the tokens inside a marker: `</`, `think`, `>`
+
+
+_NAMED = re.compile(r'"[^"]*"|=[^>\s"]+')  # a name in a marker: `"get_weather"`, `=location`
+
+
+def _form(marker: str) -> str:
+    """A marker with its names taken out: `<invoke name="f">` and `<invoke name="g">` are one form."""
+    return _NAMED.sub(lambda m: '""' if m.group().startswith('"') else "=", marker)
+
+
+def delimiters(texts: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """The family's delimiters (the markers its samples hold, in order of first sight, one per form:
+    a marker that differs from an earlier one only in a name it carries is left out) and the pairs
+    of them that follow one another in a sample (each pair of forms once)."""
+    found: dict[str, str] = {}
+    pairs: dict[tuple[str, str], tuple[str, str]] = {}
+    for text in texts:
+        previous = None
+        for match in _MARKER_RE.finditer(text):
+            marker = found.setdefault(_form(match.group()), match.group())
+            if previous is not None:
+                pairs.setdefault((_form(previous), _form(marker)), (previous, marker))
+            previous = marker
+    return list(found.values()), list(pairs.values())
+
+
+def plain_inputs(markers: list[str], pairs: list[tuple[str, str]]) -> list[tuple[str, list[str], str]]:
+    """(where, parts, kinds) of each plain-answer input: the input is ``parts`` joined by a
+    whitespace run; ``kinds`` is "all" for the lone run before the answer, else "turn"."""
+    inputs = [("run + answer", ["", ANSWER], "all")]
+    for marker in markers:
+        inputs.append((f"{_quote(marker)} + run + answer", [marker, ANSWER], "turn"))
+        inputs.append((f"run + {_quote(marker)} + answer", ["", marker + ANSWER], "turn"))
+        inside = [m.end() for m in _INNER.finditer(marker)][:-1]
+        for cut in inside:
+            inputs.append((f"{_quote(marker[:cut])} + run + {_quote(marker[cut:])} + answer",
+                           [marker[:cut], marker[cut:] + ANSWER], "turn"))
+    for first, second in pairs:
+        inputs.append((f"{_quote(first)} + run + {_quote(second)} + run + answer", [first, second, ANSWER], "turn"))
+    return inputs
+
+
+def check_plain(family: str, markers: list[str], pairs: list[tuple[str, str]], schema: Any, prompts: list[str],
+                time_limit: float = DEFAULT_TIME_LIMIT) -> SampleResult:
+    """The plain-answer inputs (see the module's docstring) of one parser; stops at a timeout."""
+    result = SampleResult("plain answer")
+    kinds, turn = list(KINDS), 0
+    prompts = prompts or [""]
+    for where, parts, how in plain_inputs(markers, pairs):
+        if how == "all":
+            tried = [(kind, prompt) for kind in kinds for prompt in prompts]
+        else:
+            tried, turn = [(kinds[turn % len(kinds)], prompts[turn % len(prompts)])], turn + 1
+        for kind, prompt in tried:
+            unit = KINDS[kind]
+            small = (unit * (RUN // SCALE // len(unit))).join(parts)
+            large = (unit * (RUN // len(unit))).join(parts)
+            seconds, ratio = measure(small, large, schema, time_limit, prompt)
+            label = where + (f" (prompt {prompts.index(prompt) + 1} of {len(prompts)})" if len(prompts) > 1 else "")
+            trial = Trial(family, "plain answer", "whitespace", label, kind, len(large), seconds, ratio)
+            result.inputs += 1
+            if result.worst is None or trial.badness() > result.worst.badness():
+                result.worst = trial
+            if not trial.ok:
+                result.failures.append(trial)
+            if trial.timed_out:
+                return result
+    return result
+
+
 # -- families -----------------------------------------------------------------------------------
 
 
@@ -245,7 +326,12 @@ class FamilyResult:
 
 
 def _job(args: tuple) -> SampleResult:
+    if args[1] is _PLAIN:
+        return check_plain(args[0], *args[2:])
     return check_sample(*args)
+
+
+_PLAIN = None  # the case of _family_work's plain-answer job
 
 
 def check_linear(schemas_dir: str | Path = "schemas", samples_dir: str | Path = "sample_outputs",
@@ -267,7 +353,7 @@ def check_linear(schemas_dir: str | Path = "schemas", samples_dir: str | Path = 
             results.append(result)
             work.extend((result, args) for args in _family_work(result, folder, time_limit))
     # Slowest first (the longest texts), so the pool does not wait on one big sample at the end.
-    work.sort(key=lambda item: -len(item[1][2]))
+    work.sort(key=lambda item: -_size(item[1]))
     if jobs <= 1:
         outcomes = [_job(args) for _, args in work]
     else:
@@ -278,6 +364,14 @@ def check_linear(schemas_dir: str | Path = "schemas", samples_dir: str | Path = 
     for result in results:
         result.samples.sort(key=lambda s: s.case)
     return results
+
+
+def _size(args: tuple) -> int:
+    """How long a job takes, roughly: its sample's length, or for the plain answers the length of
+    their runs."""
+    if args[1] is _PLAIN:
+        return RUN * len(plain_inputs(args[2], args[3])) // 4
+    return len(args[2])
 
 
 def _family_work(result: FamilyResult, folder: Path, time_limit: float) -> list[tuple]:
@@ -294,7 +388,7 @@ def _family_work(result: FamilyResult, folder: Path, time_limit: float) -> list[
     paths = sorted(p for p in folder.iterdir() if p.is_file() and is_sample_file(p))
     if not paths:
         result.problem = f"{folder}: no samples"
-    work = []
+    work, texts, prompts = [], [], {}
     for i, path in enumerate(paths):
         try:
             sample = Sample(path, read_sample(path))
@@ -303,6 +397,11 @@ def _family_work(result: FamilyResult, folder: Path, time_limit: float) -> list[
             result.problem = str(exc)
             return []
         work.append((result.family, path.stem, sample.text, parser, i, time_limit, prompt))
+        texts.append(sample.text)
+        prompts.setdefault(prompt)
+    if work:
+        markers, pairs = delimiters(texts)
+        work.append((result.family, _PLAIN, markers, pairs, parser, list(prompts), time_limit))
     return work
 
 

@@ -13,6 +13,10 @@ The shapes that made shipped schemas quadratic or cubic on a long whitespace run
   gives the same matches (the group never ends in whitespace).
 - ``\\\\(?=.*\\x00\\Z)``: a lookaround that scans to the end of the text, in a regex ``search``
   tries at every position: quadratic in the text.
+- ``^\\s*(?:<think>|(?=.*?</think>))``: a loop, then (perhaps after optional parts) a lookaround
+  that scans to the end of the text, or an alternation one of whose branches starts with one: when
+  the lookaround fails, the loop gives back a character and it scans again, from every character of
+  the run, even in an anchored regex. ``\\s*(?!\\s)(?:…)`` lets the loop give nothing back.
 
 Each is harmless when what follows always succeeds (``\\s*(?:X)?\\s*`` at the end of the regex,
 ``\\s*((?:.*?\\S)??)\\s*(?:</a>|$)``), so those are not reported.
@@ -39,7 +43,8 @@ _SPACES = _leaf_set(_sre.IN, [_SPACE], False)
 @dataclass(frozen=True, slots=True)
 class Trim:
     construct: str
-    kind: str  # "optional between", "loop into lazy group", "lazy group end", "lookaround scan"
+    kind: str  # "optional between", "loop into lazy group", "lazy group end", "lookaround scan",
+    # "loop before scan"
     rewrite: str | None
 
     def message(self) -> str:
@@ -51,6 +56,9 @@ class Trim:
             "characters, so it rescans the rest of a run at each character the lazy loop takes",
             "lookaround scan": "the lookaround scans to the end of the text at every position the "
             "search tries (the regex is not anchored at the start)",
+            "loop before scan": "a lookaround after the loop scans to the end of the text, and when it "
+            "or what follows fails the loop gives back a character and the lookaround scans again, "
+            "from every character of the run",
         }[self.kind]
         on = "a long text" if self.kind == "lookaround scan" else "a long whitespace run"
         message = (
@@ -110,8 +118,16 @@ class _Walk:
                 j += 1
             if j < len(items) and not rests[j + 1].succeeds:
                 self.optional_between(items, i, j, loop)
-            if j < len(items) and not rests[j].succeeds:
-                self.into_lazy_group(items, i, j, loop)
+            # Past loop-free optionals only: with a loop inside the optional part, shipped schemas
+            # guard the lazy group's end with a look-ahead the rest summary cannot see, so a
+            # warning there would be wrong more often than right.
+            k = i + 1
+            while k < len(items) and _optional(items[k]) and not _has_loop(items[k][1][2]):
+                k += 1
+            if k < len(items) and not rests[k].succeeds:
+                self.into_lazy_group(items, i, k, loop)
+            if j < len(items) and self.anchored:  # unanchored, "lookaround scan" says it already
+                self.before_scan(items, i, j, loop, rests)
         self.lazy_end(items, i, rests)
 
     def optional_between(self, items, i, j, loop) -> None:
@@ -119,12 +135,43 @@ class _Walk:
         if j == i + 1 or second is None or not _overlap(loop, second):
             return
         rewrite = None
-        if loop == second and items[j][1][0] == 0:
+        # ``\s*(?:X\s*)?`` for ``\s*(?:X)?\s*``; an X that already ends in the loop keeps as it
+        # is (``\s*(?:<response>\s*)?``). No rewrite for a lazy optional, or for an X holding
+        # another loop (it could end up beside the appended one and share a run with it).
+        if loop == second and items[j][1][0] == 0 and all(op is _sre.MAX_REPEAT for op, _ in items[i + 1 : j]):
             tail = _unparse([items[j]], self.names)
-            rewrite = _unparse([items[i]], self.names) + "".join(
-                f"(?:{_text(op_av[1][2], self.names)}{tail})?" for op_av in items[i + 1 : j]
-            )
+            parts = [_unparse([items[i]], self.names)]
+            for op, av in items[i + 1 : j]:
+                last = _last_item(av[2])
+                if last is not None and _unparse([last], self.names) == tail:
+                    parts.append(_unparse([(op, av)], self.names))
+                elif _has_loop(av[2]):
+                    parts = None
+                    break
+                else:
+                    parts.append(f"(?:{_text(av[2], self.names)}{tail})?")
+            rewrite = "".join(parts) if parts else None
         self.add(_unparse(items[i : j + 1], self.names), "optional between", rewrite)
+
+    def before_scan(self, items, i, j, loop, rests) -> None:
+        """``\\s*(?=.*?</think>)``, ``\\s*(?:<think>|(?=.*?</think>))``: a lookaround that scans to
+        the end, first in ``items[j]`` (or in a branch of it), run again at each character the loop
+        gives back when it, or what follows, fails."""
+        leads = _leading_lookarounds(items[j])
+        scans = [(op, av) for op, av in leads if _dot_loop(av[1], self.ignorecase)]
+        if not scans:
+            return
+        # A positive lookaround that always passes (``(?=.*)``) before a rest that always succeeds
+        # never makes the loop give anything back.
+        if rests[j + 1].succeeds and all(
+            op is _sre.ASSERT and _rests(list(av[1]), _NOTHING, self.ignorecase)[0].succeeds for op, av in scans
+        ):
+            return
+        rewrite = None
+        if self.spaces(items[i]) and all(_starts_off(item, loop, self.ignorecase) for item in _branch_starts(items[j])):
+            leaf = _unparse(items[i][1][2], self.names)
+            rewrite = _unparse([items[i]], self.names) + f"(?!{leaf})" + _text([items[j]], self.names)
+        self.add(_unparse(items[i : j + 1], self.names), "loop before scan", rewrite)
 
     def into_lazy_group(self, items, i, j, loop) -> None:
         first = _first_loop(items[j])
@@ -189,9 +236,51 @@ def _text(items, names) -> str:
 
 
 def _optional(item) -> bool:
-    """``(?:X)?`` with no loop inside X."""
+    """``(?:X)?`` (or ``(?:X)??``): loops inside X (``(?:<response>\\s*)?``) do not matter, the
+    loops on either side share the run whenever X does not match."""
     op, av = item
-    return op is _sre.MAX_REPEAT and av[:2] == (0, 1) and not _has_loop(av[2])
+    return op in _REPEATS and av[:2] == (0, 1)
+
+
+def _branch_starts(item) -> list:
+    """The first item of each way ``item`` can start: through groups and into every branch."""
+    op, av = item
+    if op is _sre.SUBPATTERN:
+        return _branch_starts(av[3][0]) if av[3] else [item]
+    if op is _sre.BRANCH:
+        return [start for alternative in av[1] if alternative for start in _branch_starts(alternative[0])]
+    return [item]
+
+
+def _leading_lookarounds(item) -> list:
+    """The lookarounds ``item`` can start with (in any branch)."""
+    return [start for start in _branch_starts(item) if start[0] in (_sre.ASSERT, _sre.ASSERT_NOT) and start[1][0] == 1]
+
+
+def _starts_off(item, loop, ignorecase: bool) -> bool:
+    """Cannot match from a character of ``loop`` other than as it would from the next one: a
+    character ``loop`` never takes, or a lookahead ``(?=.*?L…)`` whose literal L is not one of
+    them (from one character earlier its scan only has one more character to skip)."""
+    op, av = item
+    if op in (_sre.LITERAL, _sre.NOT_LITERAL, _sre.IN):
+        taken = _leaf_set(op, av, ignorecase)
+        return taken is not None and not _overlap(taken, loop)
+    if op is _sre.ASSERT and av[0] == 1:
+        body = list(av[1])
+        if len(body) >= 2 and body[0][0] in _REPEATS and body[0][1][1] == MAXREPEAT and len(body[0][1][2]) == 1:
+            if _leaf_set(*body[0][1][2][0], ignorecase) == _UNIVERSE:
+                return _starts_off(body[1], loop, ignorecase)
+    return False
+
+
+def _last_item(items):
+    """The last item of ``items``, looking into a group that ends them: ``\\s*`` in ``(<r>\\s*)``."""
+    while items:
+        op, av = items[-1]
+        if op is not _sre.SUBPATTERN:
+            return items[-1]
+        items = av[3]
+    return None
 
 
 def _has_loop(items) -> bool:
