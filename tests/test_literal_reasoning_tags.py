@@ -89,17 +89,9 @@ def sentence(open_tag: str, close_tag: str) -> str:
 # tag) for the mid-answer test and, in AFTER_REASONING, for the test after real reasoning. Strict:
 # a fixed case fails until it is taken off the list.
 OPEN = {
-    ("deepseek_v4", "schema", "<think>"), ("gigachat35", "schema", "<think>"),
-    ("hy_v3", "schema", "<think:opensource>"), ("hy_v3", "schema", "<think>"),
-    ("hy_v3", "template", "<think:opensource>"), ("hy_v3", "template", "<think>"),
-    ("kimi_k3", "schema", "<|open|>think<|sep|>"), ("kimi_k3", "template", "<|open|>think<|sep|>"),
-    ("solar_open2", "schema", "<|think:start|>"), ("solar_open2", "template", "<|think:start|>"),
     ("inkling", "schema", "<|content_thinking|>"), ("inkling", "template", "<|content_thinking|>"),
 }
 OPEN_AFTER_REASONING = {
-    ("hy_v3", "template", "<think:opensource>"), ("hy_v3", "template", "<think>"),
-    ("kimi_k3", "schema", "<|open|>think<|sep|>"), ("kimi_k3", "template", "<|open|>think<|sep|>"),
-    ("solar_open2", "template", "<|think:start|>"),
     ("inkling", "schema", "<|content_thinking|>"), ("inkling", "template", "<|content_thinking|>"),
 }
 
