@@ -87,7 +87,10 @@ def sentence(open_tag: str, close_tag: str) -> str:
 
 # Not yet following the rule: families added beside it (issue 24), each (family, format, opening
 # tag) for the mid-answer test and, in AFTER_REASONING, for the test after real reasoning. Strict:
-# a fixed case fails until it is taken off the list.
+# a fixed case fails until it is taken off the list. inkling: text before a block's marker is
+# header metadata (vLLM drops it too) and `<|end_message|>` ends any block, so the sentence outside a
+# block cannot be kept whole without reading headers as content; its thinking opener is anchored
+# (test_inkling_thinking_opens_only_at_the_start_or_after_a_message_header).
 OPEN = {
     ("inkling", "schema", "<|content_thinking|>"), ("inkling", "template", "<|content_thinking|>"),
 }
@@ -233,3 +236,32 @@ def test_seed_oss_schema_adds_the_note_opener_only_where_the_prompt_wrote_it(tex
     assert from_schema["thinking"] == from_template["thinking"]
     assert from_schema["thinking"].count("<seed:cot_budget_reflect>") == (1 if prompt_tail else 0)
     assert from_schema["content"] == from_template["content"] == "Answer."
+
+
+INKLING_TEXT_BLOCK = "<|content_text|>Models mark their reasoning with <|content_thinking|> blocks.<|end_message|>"
+
+
+@pytest.mark.parametrize("fmt", ["schema", "template"])
+@pytest.mark.parametrize("text,content", [
+    # a thinking marker named inside a text block is text (the schema read it as a second thinking)
+    (INKLING_TEXT_BLOCK + "<|content_model_end_sampling|>",
+     "Models mark their reasoning with <|content_thinking|> blocks."),
+    # one named in prose before any block is no thinking block either (the template read one);
+    # the prose itself, outside every block, is header text both formats leave out (still OPEN above)
+    (sentence("<|content_thinking|>", "<|end_message|>"), None),
+])
+def test_inkling_thinking_opens_only_at_the_start_or_after_a_message_header(fmt, text, content, newest_oracle):
+    message = parse("inkling", fmt, text, newest_oracle)
+    assert message is not RAISED
+    assert "thinking" not in message, message
+    assert message.get("content") == content, message
+
+
+@pytest.mark.parametrize("fmt", ["schema", "template"])
+def test_inkling_reads_a_thinking_block_after_a_header_or_whitespace(fmt, newest_oracle):
+    text = ("\n<|content_thinking|>Plan the reply.<|end_message|><|message_model|><|content_text|>Hi.<|end_message|>"
+            "<|message_model|>get_weather<|content_invoke_tool_json|>{\"name\":\"get_weather\",\"args\":{}}<|end_message|>")
+    message = parse("inkling", fmt, text, newest_oracle)
+    assert message["thinking"] == "Plan the reply."
+    assert message["content"] == "Hi."
+    assert [c["function"]["name"] for c in message["tool_calls"]] == ["get_weather"]
