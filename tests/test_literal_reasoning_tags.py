@@ -265,3 +265,24 @@ def test_inkling_reads_a_thinking_block_after_a_header_or_whitespace(fmt, newest
     assert message["thinking"] == "Plan the reply."
     assert message["content"] == "Hi."
     assert [c["function"]["name"] for c in message["tool_calls"]] == ["get_weather"]
+
+
+@pytest.mark.parametrize("family,text", [
+    ("hy_v3", "Plan the answer.\n</think:opensource>\n\nThe answer."),
+    ("hy_v3", "\n<think>\nPlan the answer.\n</think>\n\nThe answer."),
+    ("solar_open2", "Plan the answer.<|think:end|>\nThe answer."),
+    ("solar_open2", "  <|think:start|>Plan the answer.<|think:end|>The answer."),
+    ("deepseek_v4", "Plan the answer.</think>The answer."),
+    ("deepseek_v4", "\n<think>Plan the answer.</think>\nThe answer."),
+    ("gigachat35", "Plan the answer.\n</think>\nThe answer."),
+    ("kimi_k3", "Plan the answer.<|close|>think<|sep|><|open|>response<|sep|>The answer.<|close|>response<|sep|>"),
+    ("kimi_k3", "<|open|>think<|sep|>Plan the answer.<|close|>think<|sep|>\nThe answer."),
+])
+def test_new_families_still_read_prewritten_and_leading_reasoning(family, text):
+    """The guards leave pre-written reasoning (only the closer in the output) and an opener after
+    leading whitespace alone."""
+    schema = json.loads((SCHEMAS / f"{family}.json").read_text(encoding="utf-8"))
+    message = run_oracle(text, schema)
+    assert same(workbench.parse_response(text, schema), message)
+    assert message["thinking"] == "Plan the answer.", message
+    assert message["content"] == "The answer.", message
