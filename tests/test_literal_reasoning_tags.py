@@ -286,3 +286,25 @@ def test_new_families_still_read_prewritten_and_leading_reasoning(family, text):
     assert same(workbench.parse_response(text, schema), message)
     assert message["thinking"] == "Plan the answer.", message
     assert message["content"] == "The answer.", message
+
+
+KIMI_ANCHOR = '<|open|>message role="assistant"<|sep|>'
+
+
+@pytest.mark.parametrize("prompt_tail,text,expected", [
+    # the zero-width content openers never meet the zero-width closers (the runtime would loop forever)
+    ("", "<|close|>message<|sep|>", {"role": "assistant"}),
+    ("<|open|>think<|sep|>", "Plan<|close|>think<|sep|>  <|close|>message<|sep|>", {"role": "assistant", "thinking": "Plan"}),
+    # text outside the response channel is content up to the tools channel, whose call is still read
+    ("<|open|>think<|sep|>",
+     'Plan<|close|>think<|sep|>\nBare answer<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|>'
+     '<|close|>call<|sep|><|close|>tools<|sep|><|close|>message<|sep|>',
+     {"role": "assistant", "thinking": "Plan", "content": "Bare answer",
+      "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": {}}}]}),
+    ("", "Hi there<|close|>message<|sep|>", {"role": "assistant", "content": "Hi there"}),
+])
+def test_kimi_k3_template_reads_text_outside_the_response_channel(prompt_tail, text, expected, newest_oracle):
+    template = json.loads((SCHEMAS / "kimi_k3.template.json").read_text(encoding="utf-8"))
+    result = newest_oracle.parse(text, template, prefix=KIMI_ANCHOR + prompt_tail)
+    assert result == ("value", expected)
+    assert workbench.parse_response(text, template, prefix=KIMI_ANCHOR + prompt_tail) == expected
