@@ -308,3 +308,14 @@ def test_kimi_k3_template_reads_text_outside_the_response_channel(prompt_tail, t
     result = newest_oracle.parse(text, template, prefix=KIMI_ANCHOR + prompt_tail)
     assert result == ("value", expected)
     assert workbench.parse_response(text, template, prefix=KIMI_ANCHOR + prompt_tail) == expected
+
+
+@pytest.mark.parametrize("fmt", ["schema", "template"])
+def test_inkling_text_marker_named_in_reasoning_stays_thinking(fmt, newest_oracle):
+    """A `<|content_text|>` named inside a thinking block opens no text block (the schema read the
+    rest of the reasoning as the answer): the text block is the one after `<|message_model|>`."""
+    text = ("<|content_thinking|>Answer in a <|content_text|> block.<|end_message|>"
+            "<|message_model|><|content_text|>Real.<|end_message|><|content_model_end_sampling|>")
+    message = parse("inkling", fmt, text, newest_oracle)
+    assert message["thinking"] == "Answer in a <|content_text|> block."
+    assert message["content"] == "Real."
