@@ -87,19 +87,14 @@ def sentence(open_tag: str, close_tag: str) -> str:
 
 # Not yet following the rule: families added beside it (issue 24), each (family, format, opening
 # tag) for the mid-answer test and, in AFTER_REASONING, for the test after real reasoning. Strict:
-# a fixed case fails until it is taken off the list.
+# a fixed case fails until it is taken off the list. inkling: text before a block's marker is
+# header metadata (vLLM drops it too) and `<|end_message|>` ends any block, so the sentence outside a
+# block cannot be kept whole without reading headers as content; its thinking opener is anchored
+# (test_inkling_thinking_opens_only_at_the_start_or_after_a_message_header).
 OPEN = {
-    ("deepseek_v4", "schema", "<think>"), ("gigachat35", "schema", "<think>"),
-    ("hy_v3", "schema", "<think:opensource>"), ("hy_v3", "schema", "<think>"),
-    ("hy_v3", "template", "<think:opensource>"), ("hy_v3", "template", "<think>"),
-    ("kimi_k3", "schema", "<|open|>think<|sep|>"), ("kimi_k3", "template", "<|open|>think<|sep|>"),
-    ("solar_open2", "schema", "<|think:start|>"), ("solar_open2", "template", "<|think:start|>"),
     ("inkling", "schema", "<|content_thinking|>"), ("inkling", "template", "<|content_thinking|>"),
 }
 OPEN_AFTER_REASONING = {
-    ("hy_v3", "template", "<think:opensource>"), ("hy_v3", "template", "<think>"),
-    ("kimi_k3", "schema", "<|open|>think<|sep|>"), ("kimi_k3", "template", "<|open|>think<|sep|>"),
-    ("solar_open2", "template", "<|think:start|>"),
     ("inkling", "schema", "<|content_thinking|>"), ("inkling", "template", "<|content_thinking|>"),
 }
 
@@ -241,3 +236,86 @@ def test_seed_oss_schema_adds_the_note_opener_only_where_the_prompt_wrote_it(tex
     assert from_schema["thinking"] == from_template["thinking"]
     assert from_schema["thinking"].count("<seed:cot_budget_reflect>") == (1 if prompt_tail else 0)
     assert from_schema["content"] == from_template["content"] == "Answer."
+
+
+INKLING_TEXT_BLOCK = "<|content_text|>Models mark their reasoning with <|content_thinking|> blocks.<|end_message|>"
+
+
+@pytest.mark.parametrize("fmt", ["schema", "template"])
+@pytest.mark.parametrize("text,content", [
+    # a thinking marker named inside a text block is text (the schema read it as a second thinking)
+    (INKLING_TEXT_BLOCK + "<|content_model_end_sampling|>",
+     "Models mark their reasoning with <|content_thinking|> blocks."),
+    # one named in prose before any block is no thinking block either (the template read one);
+    # the prose itself, outside every block, is header text both formats leave out (still OPEN above)
+    (sentence("<|content_thinking|>", "<|end_message|>"), None),
+])
+def test_inkling_thinking_opens_only_at_the_start_or_after_a_message_header(fmt, text, content, newest_oracle):
+    message = parse("inkling", fmt, text, newest_oracle)
+    assert message is not RAISED
+    assert "thinking" not in message, message
+    assert message.get("content") == content, message
+
+
+@pytest.mark.parametrize("fmt", ["schema", "template"])
+def test_inkling_reads_a_thinking_block_after_a_header_or_whitespace(fmt, newest_oracle):
+    text = ("\n<|content_thinking|>Plan the reply.<|end_message|><|message_model|><|content_text|>Hi.<|end_message|>"
+            "<|message_model|>get_weather<|content_invoke_tool_json|>{\"name\":\"get_weather\",\"args\":{}}<|end_message|>")
+    message = parse("inkling", fmt, text, newest_oracle)
+    assert message["thinking"] == "Plan the reply."
+    assert message["content"] == "Hi."
+    assert [c["function"]["name"] for c in message["tool_calls"]] == ["get_weather"]
+
+
+@pytest.mark.parametrize("family,text", [
+    ("hy_v3", "Plan the answer.\n</think:opensource>\n\nThe answer."),
+    ("hy_v3", "\n<think>\nPlan the answer.\n</think>\n\nThe answer."),
+    ("solar_open2", "Plan the answer.<|think:end|>\nThe answer."),
+    ("solar_open2", "  <|think:start|>Plan the answer.<|think:end|>The answer."),
+    ("deepseek_v4", "Plan the answer.</think>The answer."),
+    ("deepseek_v4", "\n<think>Plan the answer.</think>\nThe answer."),
+    ("gigachat35", "Plan the answer.\n</think>\nThe answer."),
+    ("kimi_k3", "Plan the answer.<|close|>think<|sep|><|open|>response<|sep|>The answer.<|close|>response<|sep|>"),
+    ("kimi_k3", "<|open|>think<|sep|>Plan the answer.<|close|>think<|sep|>\nThe answer."),
+])
+def test_new_families_still_read_prewritten_and_leading_reasoning(family, text):
+    """The guards leave pre-written reasoning (only the closer in the output) and an opener after
+    leading whitespace alone."""
+    schema = json.loads((SCHEMAS / f"{family}.json").read_text(encoding="utf-8"))
+    message = run_oracle(text, schema)
+    assert same(workbench.parse_response(text, schema), message)
+    assert message["thinking"] == "Plan the answer.", message
+    assert message["content"] == "The answer.", message
+
+
+KIMI_ANCHOR = '<|open|>message role="assistant"<|sep|>'
+
+
+@pytest.mark.parametrize("prompt_tail,text,expected", [
+    # the zero-width content openers never meet the zero-width closers (the runtime would loop forever)
+    ("", "<|close|>message<|sep|>", {"role": "assistant"}),
+    ("<|open|>think<|sep|>", "Plan<|close|>think<|sep|>  <|close|>message<|sep|>", {"role": "assistant", "thinking": "Plan"}),
+    # text outside the response channel is content up to the tools channel, whose call is still read
+    ("<|open|>think<|sep|>",
+     'Plan<|close|>think<|sep|>\nBare answer<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|>'
+     '<|close|>call<|sep|><|close|>tools<|sep|><|close|>message<|sep|>',
+     {"role": "assistant", "thinking": "Plan", "content": "Bare answer",
+      "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": {}}}]}),
+    ("", "Hi there<|close|>message<|sep|>", {"role": "assistant", "content": "Hi there"}),
+])
+def test_kimi_k3_template_reads_text_outside_the_response_channel(prompt_tail, text, expected, newest_oracle):
+    template = json.loads((SCHEMAS / "kimi_k3.template.json").read_text(encoding="utf-8"))
+    result = newest_oracle.parse(text, template, prefix=KIMI_ANCHOR + prompt_tail)
+    assert result == ("value", expected)
+    assert workbench.parse_response(text, template, prefix=KIMI_ANCHOR + prompt_tail) == expected
+
+
+@pytest.mark.parametrize("fmt", ["schema", "template"])
+def test_inkling_text_marker_named_in_reasoning_stays_thinking(fmt, newest_oracle):
+    """A `<|content_text|>` named inside a thinking block opens no text block (the schema read the
+    rest of the reasoning as the answer): the text block is the one after `<|message_model|>`."""
+    text = ("<|content_thinking|>Answer in a <|content_text|> block.<|end_message|>"
+            "<|message_model|><|content_text|>Real.<|end_message|><|content_model_end_sampling|>")
+    message = parse("inkling", fmt, text, newest_oracle)
+    assert message["thinking"] == "Answer in a <|content_text|> block."
+    assert message["content"] == "Real."
