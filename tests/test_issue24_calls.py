@@ -88,6 +88,12 @@ CASES = [
      '</think>\n\n' + MINIMAX_MISNAMED.replace('"bad name!"', "'bad name!'") + '[e~[',
      calls(("bad name!", {"city": "Paris"})),
      calls(content='</think>\n\n' + MINIMAX_MISNAMED.replace('"bad name!"', "'bad name!'"))),
+    # an unquoted name with a space is not read at all: the schema fails at `function` (it gave a
+    # call whose `function` is null), the template leaves it as text.
+    ("minimax_m2/unquoted_name_with_space", "minimax_m2", "",
+     '</think>\n\n' + MINIMAX_MISNAMED.replace('"bad name!"', "bad name!") + '[e~[',
+     raises("tool_calls/items/properties/function"),
+     calls(content='</think>\n\n' + MINIMAX_MISNAMED.replace('"bad name!"', "bad name!"))),
     # 24-nsw: arguments written as a JSON string fail in the ernie45 and lfm2 templates too (they came
     # back as a string); the schemas already failed on them.
     ("ernie45/arguments_json_string", "ernie45", "",
