@@ -33,6 +33,8 @@ KIMI = "<|im_assistant|>assistant<|im_middle|>"
 GRANITE = "<|start_of_role|>assistant<|end_of_role|>"
 DSV31 = "<｜Assistant｜></think>"  # thinking off: the reply is content
 STEP3 = "<|BOT|>assistant\n"
+MINIMAX_MISNAMED = ('<minimax:tool_call>\n<invoke name="bad name!">\n<parameter name="city">Paris</parameter>\n'
+                    '</invoke>\n</minimax:tool_call>')
 STEP3_CALL = "I'll edit it.<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>"
 STEP3_PARAMS = (
     '<steptml:parameter name="path">a.py</steptml:parameter>\n'
@@ -66,6 +68,43 @@ CASES = [
      raises("function/properties/arguments"), raises()),
     ("hermes/arguments_json_string_function_tag", "hermes", "",
      '<function=get_config>"{\\"param\\": \\"max_connections\\"}"</function><|im_end|>',
+     raises("function/properties/arguments"), raises()),
+    # 24-nsw: a misnamed call (a name with a space) comes back with its name as written, never cut to
+    # its first word (glm45/glm47: "bad"; minimax_m2's schema: no name at all).
+    ("glm45/misnamed_call", "glm45", "",
+     'Checking.\n<tool_call>bad name!\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call><|observation|>',
+     calls(("bad name!", {"city": "Paris"}), content="Checking."),
+     calls(("bad name!", {"city": "Paris"}), content="Checking.")),
+    ("glm47/misnamed_call_glued", "glm47", "",
+     '<tool_call>bad name!<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>'
+     '<tool_call>get_time<arg_key>tz</arg_key><arg_value>CET</arg_value></tool_call><|observation|>',
+     calls(("bad name!", {"city": "Paris"}), ("get_time", {"tz": "CET"})),
+     calls(("bad name!", {"city": "Paris"}), ("get_time", {"tz": "CET"}))),
+    ("minimax_m2/misnamed_call", "minimax_m2", "",
+     '</think>\n\n' + MINIMAX_MISNAMED + '[e~[',
+     calls(("bad name!", {"city": "Paris"})),
+     calls(content='</think>\n\n' + MINIMAX_MISNAMED)),  # the template's opener does not take it: visible
+    ("minimax_m2/misnamed_call_single_quotes", "minimax_m2", "",
+     '</think>\n\n' + MINIMAX_MISNAMED.replace('"bad name!"', "'bad name!'") + '[e~[',
+     calls(("bad name!", {"city": "Paris"})),
+     calls(content='</think>\n\n' + MINIMAX_MISNAMED.replace('"bad name!"', "'bad name!'"))),
+    # an unquoted name with a space is not read at all: the schema fails at `function` (it gave a
+    # call whose `function` is null), the template leaves it as text.
+    ("minimax_m2/unquoted_name_with_space", "minimax_m2", "",
+     '</think>\n\n' + MINIMAX_MISNAMED.replace('"bad name!"', "bad name!") + '[e~[',
+     raises("tool_calls/items/properties/function"),
+     calls(content='</think>\n\n' + MINIMAX_MISNAMED.replace('"bad name!"', "bad name!"))),
+    # 24-nsw: arguments written as a JSON string fail in the ernie45 and lfm2 templates too (they came
+    # back as a string); the schemas already failed on them.
+    ("ernie45/arguments_json_string", "ernie45", "",
+     '<tool_call>\n{"name": "get_config", "arguments": "{\\"param\\": \\"max_connections\\"}"}\n</tool_call>\n<|im_end|>',
+     raises("function/properties/arguments"), raises()),
+    ("lfm2/arguments_json_string", "lfm2", "",
+     '<|tool_call_start|>[{"name": "get_config", "arguments": "{\\"param\\": \\"max_connections\\"}"}]<|tool_call_end|><|im_end|>',
+     raises("function/properties/arguments"), raises()),
+    ("lfm2/second_call_arguments_json_string", "lfm2", "",
+     '<|tool_call_start|>[{"name": "f", "arguments": {"a": 1}}, '
+     '{"name": "get_config", "arguments": "{\\"param\\": \\"max_connections\\"}"}]<|tool_call_end|><|im_end|>',
      raises("function/properties/arguments"), raises()),
     # 7. kimi_k2: a call's name is a tool-like name, or the parse fails (the schema naming the node,
     # the template with its undefined `{name}` placeholder); never a call named "invalid.0" or "0".
