@@ -106,13 +106,18 @@ def variants(text: str, baseline: dict) -> list[tuple[str, str]]:
 
 def _name_at(text: str, baseline: dict, i: int) -> int | None:
     """Where call ``i``'s name is written: its occurrences as a word, less those the message's text
-    holds (reasoning and content come before the calls), then one per earlier call of that name."""
+    holds (reasoning and content come before the calls), then one per earlier call of that name.
+    A channel recipient (``to=NAME``, muse_glimmer's header before its ``<atem:invoke name="NAME">``)
+    addresses the message, it is not where a call is named: counted, it took the place of the first
+    call's name, so ``bogus_name`` renamed the recipient and left the call as it was, and a cut
+    before a later call was taken for one after its name was written."""
     calls = _calls(baseline)
     name = calls[i].get("name")
     if not (isinstance(name, str) and name):
         return None
-    found = [m.start() for m in re.finditer(r"(?<!\w)" + re.escape(name) + r"(?![\w])", text)]
-    skip = len(re.findall(r"(?<!\w)" + re.escape(name) + r"(?![\w])", _visible(baseline)))
+    word = r"(?<!\w)(?<!to=)" + re.escape(name) + r"(?![\w])"
+    found = [m.start() for m in re.finditer(word, text)]
+    skip = len(re.findall(word, _visible(baseline)))
     k = skip + sum(1 for c in calls[:i] if c.get("name") == name)
     return found[k] if k < len(found) else None
 
@@ -223,6 +228,19 @@ def test_the_variants_reach_the_calls():
     assert problems_of("cut@1", cut, baseline, partial, False)
     assert problems_of("cut@1", cut, baseline, {"content": "Sure."}, False) == ["the call 'get_time' is gone"]
     assert problems_of("cut@1", cut, baseline, None, True) == []
+
+
+def test_a_channel_recipient_is_not_the_call_name():
+    """A ``to=NAME`` header names who the message is for; the call names itself after it, so
+    ``bogus_name`` renames the call, and a cut between the two is before the call's name."""
+    text = ' to=user<|message|>Sure.<|eom|><|start|>assistant to=get_time<|message|><atem:invoke name="get_time">\n' \
+           '<atem:parameter name="tz">CET</atem:parameter>\n</atem:invoke>'
+    baseline = {"role": "assistant", "content": "Sure.",
+                "tool_calls": [{"type": "function", "function": {"name": "get_time", "arguments": {"tz": "CET"}}}]}
+    made = dict(variants(text, baseline))
+    assert "to=get_time<|message|><atem:invoke name=\"bad name!\">" in made["bogus_name#0"]
+    assert _name_at(text[: text.index("<atem:invoke")], baseline, 0) is None
+    assert problems_of("cut@1", text[: text.index("<atem:invoke")], baseline, {"content": "Sure."}, False) == []
 
 
 if __name__ == "__main__":  # python tests/test_never_silently_wrong.py: rewrite the open list from today's parsers
