@@ -56,30 +56,25 @@ def _visible(message) -> str:
     return "\n".join(str(message.get(k) or "") for k in ("content", "thinking", "reasoning_content", "reasoning"))
 
 
-def _json_at(text: str, wanted) -> tuple[int, int] | None:
-    """The span of the first JSON value in ``text`` equal to ``wanted`` (key order and types too)."""
+def _json_objects(text: str):
+    """Each JSON object that starts at a "{" of ``text``: (value, start, end)."""
     decoder = json.JSONDecoder()
     for m in re.finditer(r"\{", text):
         try:
             value, end = decoder.raw_decode(text, m.start())
         except ValueError:
             continue
-        if same(value, wanted):
-            return m.start(), end
-    return None
+        yield value, m.start(), end
+
+
+def _json_at(text: str, wanted) -> tuple[int, int] | None:
+    """The span of the first JSON value in ``text`` equal to ``wanted`` (key order and types too)."""
+    return next(((a, b) for value, a, b in _json_objects(text) if same(value, wanted)), None)
 
 
 def _call_object_at(text: str, name: str) -> tuple[int, int] | None:
     """The span of the first JSON object in ``text`` whose ``name`` is ``name``."""
-    decoder = json.JSONDecoder()
-    for m in re.finditer(r"\{", text):
-        try:
-            value, end = decoder.raw_decode(text, m.start())
-        except ValueError:
-            continue
-        if isinstance(value, dict) and value.get("name") == name:
-            return m.start(), end
-    return None
+    return next(((a, b) for value, a, b in _json_objects(text) if isinstance(value, dict) and value.get("name") == name), None)
 
 
 def variants(text: str, baseline: dict) -> list[tuple[str, str]]:
