@@ -260,7 +260,7 @@ def test_the_tuis_analysis_agrees_with_workbench_parse_on_every_shipped_template
     """Every schemas/<family>.template.json on every sample of its family, with the sample's prompt:
     the TUI's analysis process gives the message (or error) ``workbench parse --trace`` prints,
     and the same regions."""
-    from workbench.samples import TEMPLATE_SUFFIX
+    from families import TEMPLATE_SUFFIX
 
     runner = CliRunner()
     client = AnalysisClient()

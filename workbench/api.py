@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .engine.problems import Problem
-from .formats import DEFAULT_TIME_LIMIT, Format, format_of
+from .formats import DEFAULT_TIME_LIMIT, FORMATS, Format, format_of
 
 _UNSET: Any = object()
 
@@ -28,9 +28,13 @@ def _no_prompt(fmt: Format, prefix: Any, tools: Any) -> None:
     if fmt.reads_prompt:
         return
     if prefix is not _UNSET:
-        raise TypeError(f"prefix= is for a response_template; a {fmt} parses the output alone")
+        raise TypeError(f"prefix= is for a {_prompt_readers()}; a {fmt} parses the output alone")
     if tools is not None:
-        raise TypeError(f"tools= is for a response_template (transformers 5.15+); a {fmt} takes none")
+        raise TypeError(f"tools= is for a {_prompt_readers()} (transformers 5.15+); a {fmt} takes none")
+
+
+def _prompt_readers() -> str:
+    return " or ".join(f.name for f in FORMATS if f.reads_prompt)
 
 
 def parse_response(text: str, parser: Any, *, prefix: Any = _UNSET, tools: Any = None, runtime: Any = None,

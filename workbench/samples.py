@@ -16,16 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from .engine.difference import first_difference
-from .formats import FORMATS, MatrixSample, by_name, format_of
+from .formats import FORMATS, MatrixSample, by_name, by_noun, format_of
 from .files import InputError, parse_schema_text, read_sample, read_text
 
 ERROR_SUFFIX = ".expected-error.txt"
 EXPECTED_SUFFIX = ".expected.json"
-TEMPLATE_INFIX = ".template"  # <case>.template.expected.json: the template's golden
 PROMPT_SUFFIX = ".prompt.txt"
 DEFAULT_PROMPT = "default" + PROMPT_SUFFIX  # the prompt of every case in its folder without its own
 PROBES = "probes.json"  # in a folder of round-trip samples: each case's probe message, by case name
-TEMPLATE_SUFFIX = ".template.json"  # schemas/<family>.template.json beside schemas/<family>.json
 
 
 @dataclass
@@ -102,7 +100,7 @@ def family_parser_path(sample_path: Path, template: bool = False) -> Path | None
     parts = sample_path.resolve().parts
     for i in range(len(parts) - 2, -1, -1):
         if parts[i] == "sample_outputs" and i + 1 < len(parts) - 1:
-            return Path(*parts[:i]) / "schemas" / (parts[i + 1] + (TEMPLATE_SUFFIX if template else ".json"))
+            return Path(*parts[:i]) / "schemas" / (parts[i + 1] + by_noun("template" if template else "schema").suffix)
     return None
 
 

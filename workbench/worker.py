@@ -11,7 +11,7 @@ schema text, and a reply holds only the trace nodes the UI does not already have
 keeps a subtree cache per sample, so an edit re-runs only the schema nodes that depend on it; the
 nodes it reuses are sent as references to the copies the UI received before (see _Pickler).
 
-A response_template is analysed here too, with the sample's prompt (which the UI may be editing,
+A parser that reads the prompt is analysed with the sample's prompt (which the UI may be editing,
 so it is sent along: the current sample's with each request, the others' for their verdicts), and
 so is a streaming replay (``replay``), so the TUI and ``workbench parse`` run the same engine
 functions on the same inputs. The template engine's regexes have their own time limit; a run a

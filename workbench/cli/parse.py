@@ -1,5 +1,5 @@
 """``workbench parse``: run a parser file on one raw output and print the message dict. The file's
-format decides the engine: a response_template (it has ``fields``) or a response_schema."""
+format (``format_of``) decides the engine."""
 
 from __future__ import annotations
 

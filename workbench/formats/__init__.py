@@ -33,6 +33,16 @@ def by_name(name: str) -> Format:
     return _BY_NAME[name]
 
 
+def other_format(fmt: Format) -> Format:
+    """The format ``fmt`` is not: what ``workbench migrate`` writes from a format that ``migrates``."""
+    return next(f for f in FORMATS if f != fmt)
+
+
+def by_noun(noun: str) -> Format:
+    """The format a user calls ``noun`` (``--schema`` / ``--template``)."""
+    return next(f for f in FORMATS if f.noun == noun)
+
+
 def format_of(value: Any) -> Format:
     """The format of a parsed parser file, by the rule transformers applies (engine/formats.py);
     a template loaded by the engine is a template."""
@@ -69,5 +79,5 @@ def format_of_file(path: Any) -> Format:
 
 __all__ = [
     "Analysis", "CannotRun", "StreamFailed", "DEFAULT_TIME_LIMIT", "Checked", "FORMATS", "Format", "RESPONSE_SCHEMA", "RESPONSE_TEMPLATE",
-    "by_name", "format_of", "interrupt", "format_of_file", "format_of_text", "reading_notes",
+    "by_name", "by_noun", "other_format", "format_of", "interrupt", "format_of_file", "format_of_text", "reading_notes",
 ]

@@ -20,6 +20,7 @@ from ..document import SchemaDocument
 from ..engine.releases import release
 from ..engine.export import ExportRefused, export_to, verify_tokenizer_dir
 from ..files import InputError, ReadOnlyError
+from ..formats import other_format
 from ..goldens import Golden, NoGolden, golden_of
 from ..migration_run import anchor_from, cases_of, schema_to_migrate, unescape
 from ..rescue import rescue
@@ -444,16 +445,19 @@ class WorkbenchApp(App):
         def start(target: Path) -> None:
             self.push_screen(MigrationScreen(schema, cases, anchor, source, target), partial(self._open_migrated, target))
 
+        target_format = other_format(self.main.format)
         path = self.document.path
         if path is not None:
-            self._write_after_asking(path.with_name(f"{path.name.removesuffix('.json')}.template.json"), "written", start)
+            # schemas/<family>.json → schemas/<family>.template.json: each format's own suffix
+            self._write_after_asking(path.with_name(path.name.removesuffix(self.main.format.suffix) + target_format.suffix),
+                                     "written", start)
             return
 
         def chosen(name: str | None) -> None:
             if name:
                 self._write_after_asking(Path(name).expanduser(), "written", start)
 
-        self.push_screen(PromptScreen("Write the template to:", "response_template.json"), chosen)
+        self.push_screen(PromptScreen(f"Write the {target_format.noun} to:", f"{target_format.name}.json"), chosen)
 
     def _open_migrated(self, target: Path, wanted: bool | None) -> None:
         if not wanted:

@@ -1,7 +1,6 @@
 """The main screen: parser editor, raw output and parse tree, kept in step by one Analysis.
 
-The editor holds a response_schema or a response_template (the text says which: one with
-``fields`` is a template); the panes show either through the vocabulary ``Analysis`` gives them
+The editor holds a parser of either format (``format_of_text`` says which); the panes show either through the vocabulary ``Analysis`` gives them
 (spans, a tree of nodes naming their key, problems, the value or failure). For a template the
 prompt pane shows the prompt it parses the sample with, editable, and the release line which
 transformers releases give the result.
@@ -620,7 +619,7 @@ class WorkbenchScreen(Screen):
     def action_stream(self) -> None:
         a = self.analysis
         if not self.format.streams:
-            self.status.say(f"The streaming view replays a response_template's events; this is a {self.format}", "error")
+            self.status.say(f"The streaming view replays the events of a format that streams; this is a {self.format}", "error")
             return
         if a is None or not a.usable or a.schema_text != self.editor.text:
             why = "has errors" if a is not None and (a.errors or a.syntax_error) else "is not parsed yet"
