@@ -7,7 +7,7 @@ For each sample with tool calls, each call is varied where it sits in the output
 - ``arguments_as_string``: the arguments object written as a JSON string holding it;
 - ``extra_key``: an unknown key first in the call's JSON object (``{"qz_extra": 1, "name": …}``);
 - ``bogus_name``: the call's name replaced by text no tool is called (``bad name!``): given back
-  as the model wrote it, it is the caller's to refuse; cut short or lost, it is the parser's fault;
+  as the model wrote it, it is the caller's to refuse (below); cut short or lost, it is the parser's fault;
 - ``cut``: the output cut after every token inside the call (a generation that stopped there).
 
 and the result must account for every call of the sample's own message (the baseline):
@@ -20,6 +20,14 @@ and the result must account for every call of the sample's own message (the base
 
 and every call the parse gives has a tool-like name and is one of the baseline's calls (a cut
 call is never given back as if whole, and the arguments never change type).
+
+A name exactly as the model wrote it counts as right even when it is no tool's name: neither format
+can refuse a name held in a JSON body. In a schema a guard regex on the ``name`` node gives
+``"name": None`` in transformers 5.14.1 (a nameless call, the worse fault), and a template can only
+look ahead for ``"name"`` before the body, which turns every valid call written with its keys in
+another order into text. Whether the name is one of the request's tools is known where the tools
+are: ``workbench scan --tools-column`` says so for each row. A name the parser made up (cut, taken
+from a counter or an id, or empty) is the parser's fault and fails here.
 """
 
 from __future__ import annotations
@@ -154,9 +162,13 @@ def problems_of(kind: str, varied: str, baseline: dict, got, raised: bool) -> li
 
 # What is still open, per family and format: the variant kinds that are silently wrong today
 # (tests/never_silently_wrong_open.json). A kind listed here must still go wrong, so a fix shows up
-# as a failure until its entry is removed; a kind not listed must not go wrong at all.
+# as a failure until its entry is removed; a kind not listed must not go wrong at all. "decided"
+# holds the kinds where the format's own reading differs from the rule, each with its reason (which
+# the family's row in schemas/README.md gives too); they are held to the same "still goes wrong".
 OPEN_FILE = Path(__file__).parent / "never_silently_wrong_open.json"
-OPEN: dict[str, list[str]] = json.loads(OPEN_FILE.read_text(encoding="utf-8"))["open"]
+_LISTS = json.loads(OPEN_FILE.read_text(encoding="utf-8"))
+OPEN: dict[str, list[str]] = _LISTS["open"]
+DECIDED: dict[str, dict[str, str]] = _LISTS.get("decided", {})
 
 
 def _kind(variant: str) -> str:
@@ -200,7 +212,8 @@ def silently_wrong(sample: Path, fmt: str) -> dict[str, list[str]]:
 @pytest.mark.parametrize("sample, fmt", CASES, ids=lambda x: f"{x.parent.name}/{x.stem}" if isinstance(x, Path) else str(x))
 def test_near_miss_outputs_are_right_or_fail(sample: Path, fmt: str):
     found = silently_wrong(sample, fmt)
-    open_kinds = set(OPEN.get(f"{sample.parent.name}/{sample.stem} {fmt}", []))
+    key = f"{sample.parent.name}/{sample.stem} {fmt}"
+    open_kinds = set(OPEN.get(key, [])) | set(DECIDED.get(key, {}))
     new = [line for kind, lines in found.items() if kind not in open_kinds for line in lines]
     assert not new, "\n".join(new[:12]) + (f"\n… {len(new) - 12} more" if len(new) > 12 else "")
     fixed = sorted(open_kinds - set(found))
@@ -242,8 +255,12 @@ if __name__ == "__main__":  # python tests/test_never_silently_wrong.py: rewrite
     import sys
 
     sys.path.insert(0, str(Path(__file__).parent))
-    today = {f"{p.parent.name}/{p.stem} {fmt}": sorted(found) for p, fmt in CASES if (found := silently_wrong(p, fmt))}
-    OPEN_FILE.write_text(json.dumps({"about": "variant kinds still silently wrong per sample and format (issue 24); "
-                                     "see tests/test_never_silently_wrong.py", "open": today}, indent=1, ensure_ascii=False) + "\n",
-                         encoding="utf-8")
-    print(f"{sum(map(len, today.values()))} open kinds over {len(today)} sample/format pairs")
+    today = {}
+    for p, fmt in CASES:
+        key = f"{p.parent.name}/{p.stem} {fmt}"
+        if found := sorted(set(silently_wrong(p, fmt)) - set(DECIDED.get(key, {}))):
+            today[key] = found
+    OPEN_FILE.write_text(json.dumps({"about": _LISTS["about"], "open": today, "decided": DECIDED},
+                                    indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"{sum(map(len, today.values()))} open kinds over {len(today)} sample/format pairs, "
+          f"{sum(map(len, DECIDED.values()))} decided")
