@@ -17,6 +17,7 @@ from .new import new
 from .open import open_
 from .parse import parse
 from .roundtrip import roundtrip
+from .scan import scan
 from .validate import validate
 
 def _bare_flags(params: list) -> list:
@@ -76,6 +77,7 @@ app.command(name="open", cls=Command)(open_)
 app.command(cls=Command)(roundtrip)
 app.command(cls=Command)(draft)
 app.command(cls=Command)(new)
+app.command(cls=Command)(scan)
 
 
 def main() -> None:

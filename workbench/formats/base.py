@@ -153,6 +153,28 @@ class Format(ABC):
         """``parse(output, prompt)`` for a parser loaded once (a round trip, a linearity run, a
         dataset); ``CannotRun`` when it cannot run."""
 
+    # ----- a dataset (workbench scan)
+    @abstractmethod
+    def markers(self, value: Any) -> list[str]:
+        """The literal tags and special tokens the parser's delimiters spell out: one left inside a
+        parsed value is a region cut in the wrong place."""
+
+    @abstractmethod
+    def scan_runner(self, value: Any, runtime: Any = None) -> Callable[..., tuple[Any, list]]:
+        """``run(output, prompt, tools, time_limit) -> (message, traps)`` for a parser loaded once:
+        the message ``parse`` gives (or what it raises) and the traps the output fell into
+        (engine/template/traps.py's ``Trap``s; none where a format has no traps to watch)."""
+
+    @abstractmethod
+    def failure_at(self, value: Any, output: str, prompt: str, tools: Any, exc: Exception, runtime: Any = None) -> str:
+        """The node (schema) or key (template) a failed parse of ``output`` names, as a pointer."""
+
+    def stream_difference(self, value: Any, output: str, prompt: str, tools: Any, chunkings: list[list[int]],
+                          runtime: Any = None, time_limit: float | None = DEFAULT_TIME_LIMIT) -> str | None:
+        """Where a streamed parse on one of ``chunkings`` parts from the one-shot parse (None: none
+        does, or the format does not stream)."""
+        return None
+
     # ----- the panes
     @abstractmethod
     def analyze(self, result: "Analysis", output: str, *, prompt: str, tools: Any, time_limit: float,

@@ -19,6 +19,7 @@ from ..engine.schema.subtree_memo import SubtreeMemo
 from ..engine.schema.trace_tree import Trace, TraceNode  # noqa: F401 - TraceNode: the public API names it
 from ..engine.schema.validate import validate
 from ..engine.json_positions import schema_node_of
+from ..engine.markers import literal_markers
 from ..engine.spans import MISSING, Span
 from ..engine.versions import SCHEMA, schema_releases
 from .base import CannotRun, Checked, Format
@@ -92,6 +93,19 @@ class SchemaFormat(Format):
         if failure is not None:
             raise CannotRun(failure)
         return lambda output, prompt: parse_response(output, value)
+
+    def markers(self, value: Any) -> list[str]:
+        return literal_markers(_regexes(value))
+
+    def scan_runner(self, value: Any, runtime: Any = None) -> Callable[..., tuple[Any, list]]:
+        failure = self.load_failure(value)
+        if failure is not None:
+            raise CannotRun(failure)
+        # a schema has no traps the runtime could show: what it leaves out, it leaves out by design
+        return lambda output, prompt, tools, time_limit: (parse_response(output, value, time_limit=time_limit), [])
+
+    def failure_at(self, value: Any, output: str, prompt: str, tools: Any, exc: Exception, runtime: Any = None) -> str:
+        return exc.path if isinstance(exc, ParseFailure) else ""
 
     def trace(self, value: Any, output: str, *, prompt: Any = None, tools: Any = None,
               time_limit: float | None = DEFAULT_TIME_LIMIT, runtime: Any = None, cache: Any = None) -> Trace:
@@ -252,3 +266,21 @@ def _schema_failure(result: Trace) -> Failure:
         if span is not None:
             failure.input, failure.cut = result.text[span[0] : min(span[1], span[0] + 80)], span[1] - span[0] > 80
     return failure
+
+
+def _regexes(node: Any) -> list[str]:
+    """Every pattern of a schema: its x-regex keys and the patterns (not the replacements) of its
+    substitutions."""
+    found: list[str] = []
+    if isinstance(node, dict):
+        for key, child in node.items():
+            if key in ("x-regex", "x-regex-iterator", "x-regex-key-value") and isinstance(child, str):
+                found.append(child)
+            elif key == "x-regex-substitutions" and isinstance(child, list):
+                found += [pair[0] for pair in child if isinstance(pair, list) and pair and isinstance(pair[0], str)]
+            else:
+                found += _regexes(child)
+    elif isinstance(node, list):
+        for child in node:
+            found += _regexes(child)
+    return found

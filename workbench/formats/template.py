@@ -19,6 +19,9 @@ from ..engine.template.errors import DEFAULT_TIME_LIMIT
 from ..engine.template.highlights import anchor_span, template_runs
 from ..engine.template.matrix import LOADS, MatrixSample, release_matrix  # noqa: F401 - LOADS, MatrixSample: the matrix's words
 from ..engine.template.replay import replay
+from ..engine.template.chunked import stream_difference
+from ..engine.template.traps import parse_with_traps
+from ..engine.markers import literal_markers
 from ..engine.template.outline import failure_pointer, outline, spans_at
 from ..engine.template.serving import REFUSED, VLLM, vllm_problems, vllm_verdict
 from ..engine.template.slow_delimiters import slow_delimiters
@@ -117,6 +120,36 @@ class TemplateFormat(Format):
         except Exception as exc:  # noqa: BLE001 - what transformers raises when it loads it
             raise CannotRun(describe_load_error(exc)) from None
         return lambda output, prompt: parse_response(output, compiled, prefix=prompt)
+
+    def markers(self, value: Any) -> list[str]:
+        fields = value.get("fields") if isinstance(value, dict) else None
+        found = [value["start_anchor"]] if isinstance(value.get("start_anchor"), str) else []
+        for spec in (fields or {}).values():
+            if isinstance(spec, dict):
+                found += [spec[k] for k in ("open", "close", "open_pattern", "close_pattern") if isinstance(spec.get(k), str)]
+        # a start anchor is one literal string: kept whole, so a role word after a token is markup too
+        return found[:1] + literal_markers(found)
+
+    def scan_runner(self, value: Any, runtime: Any = None) -> Callable[..., tuple[Any, list]]:
+        try:
+            compiled = load_template(value, runtime)
+        except Exception as exc:  # noqa: BLE001 - what transformers raises when it loads it
+            raise CannotRun(describe_load_error(exc)) from None
+        return lambda output, prompt, tools, time_limit: parse_with_traps(
+            output, compiled, prefix=prompt, tools=tools, time_limit=time_limit)
+
+    def failure_at(self, value: Any, output: str, prompt: str, tools: Any, exc: Exception, runtime: Any = None) -> str:
+        if isinstance(exc, RegexTimeout):
+            return exc.path
+        try:
+            found = trace_response(output, value, prefix=prompt, tools=tools, runtime=runtime)
+        except Exception:  # noqa: BLE001 - it fails before reading the text: nothing to point at
+            return ""
+        return failure_pointer(found) or ""
+
+    def stream_difference(self, value: Any, output: str, prompt: str, tools: Any, chunkings: list[list[int]],
+                          runtime: Any = None, time_limit: float | None = DEFAULT_TIME_LIMIT) -> str | None:
+        return stream_difference(output, value, chunkings, prefix=prompt, tools=tools, time_limit=time_limit, runtime=runtime)
 
     def trace(self, value: Any, output: str, *, prompt: Any = None, tools: Any = None,
               time_limit: float | None = DEFAULT_TIME_LIMIT, runtime: Any = None, cache: Any = None) -> TemplateTrace:

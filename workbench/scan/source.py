@@ -1,0 +1,95 @@
+"""The data a scan reads, through the Hugging Face ``datasets`` library (Arrow, memory-mapped):
+a ``.jsonl``/``.json``/``.parquet``/``.csv`` file, a folder of them, a dataset saved with
+``save_to_disk``, or a Hub dataset id (``load_dataset``, which works offline from its cache)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..files import InputError
+
+BUILDERS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
+_SAVED = ("dataset_info.json", "state.json", "dataset_dict.json")
+
+
+def missing_extra(exc: ImportError, extra: str = "scan") -> InputError:
+    return InputError(f"workbench scan needs the '{extra}' extra: pip install 'response-parser-workbench[{extra}]' "
+                      f"(or pip install -e '.[{extra}]' in a checkout); {exc}")
+
+
+def open_dataset(data: str, split: str | None = None) -> Any:
+    """The rows of ``data`` as a ``datasets.Dataset``; ``InputError`` naming the file (and the line,
+    for a JSON lines file) when it cannot be read."""
+    try:
+        import datasets
+    except ImportError as exc:
+        raise missing_extra(exc) from None
+    datasets.disable_progress_bars()  # the scan shows its own
+    path = Path(data)
+    try:
+        if path.is_dir() and any((path / name).is_file() for name in _SAVED):
+            loaded = datasets.load_from_disk(str(path))
+        elif path.is_dir():
+            files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in BUILDERS)
+            kinds = {BUILDERS[p.suffix] for p in files}
+            if not files:
+                raise InputError(f"{data}: no .jsonl, .json, .parquet or .csv files in this folder, and no saved dataset")
+            if len(kinds) > 1:
+                raise InputError(f"{data}: the folder mixes {' and '.join(sorted(kinds))} files; scan one kind at a time")
+            loaded = datasets.load_dataset(kinds.pop(), data_files=[str(p) for p in files], split="train")
+        elif path.is_file():
+            if path.suffix not in BUILDERS:
+                raise InputError(f"{data}: not a .jsonl, .json, .parquet or .csv file")
+            loaded = datasets.load_dataset(BUILDERS[path.suffix], data_files=str(path), split="train")
+        elif path.exists():
+            raise InputError(f"{data}: not a file or a folder")
+        else:
+            loaded = datasets.load_dataset(data, split=split or "train")
+    except InputError:
+        raise
+    except FileNotFoundError as exc:
+        raise InputError(f"{data}: no such file, folder or dataset ({_one_line(exc)})") from None
+    except Exception as exc:  # noqa: BLE001 - datasets' many errors for data it cannot read, said in one line
+        if path.is_file():
+            _check_json_lines(path)
+        raise InputError(f"{data}: cannot read it as a dataset: {_one_line(exc)}") from None
+    if isinstance(loaded, datasets.DatasetDict):
+        names = list(loaded)
+        chosen = split or ("train" if "train" in loaded else names[0] if len(names) == 1 else None)
+        if chosen not in loaded:
+            raise InputError(f"{data}: holds the splits {', '.join(names)}; choose one with --split")
+        loaded = loaded[chosen]
+    return loaded
+
+
+def check_columns(dataset: Any, columns: Any, data: str) -> None:
+    """Every column the scan reads is in ``dataset``, or an ``InputError`` that lists what it has."""
+    have = list(dataset.column_names)
+    for option, name in (("--text-column", columns.text), ("--prompt-column", columns.prompt),
+                         ("--tools-column", columns.tools), ("--expected-column", columns.expected),
+                         ("--id-column", columns.id)):
+        if name is not None and name not in have:
+            raise InputError(f"{data}: no column {name!r} (it has {', '.join(map(repr, have)) or 'none'}); "
+                             f"name the column with {option}")
+
+
+def _check_json_lines(path: Path) -> None:
+    """A JSON lines file datasets could not read: the first line that does not parse, named (its
+    own error does not say which); read only after datasets failed, up to that line."""
+    if path.suffix != ".jsonl":
+        return
+    with path.open("rb") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                json.loads(line)
+            except ValueError as exc:
+                raise InputError(f"{path}:{number}: not a JSON object on this line ({exc})") from None
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"[:300]
