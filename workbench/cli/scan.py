@@ -31,6 +31,8 @@ def scan(
     runtime: Optional[str] = runtime_option(),
     chunkings: int = typer.Option(0, "--chunkings", metavar="K", help="Templates: stream each row in K random "
                                   "chunkings and one cut at its markers; a row whose streamed parse differs is suspect."),
+    time_limit: float = typer.Option(2.0, "--time-limit", metavar="SECONDS", help="Per regex call, as in every "
+                                     "parse of the workbench; a row past it is 'timeout' (transformers would keep running)."),
     compare: Optional[Path] = typer.Option(None, "--compare", metavar="OTHER", help="A second parser (the migrated "
                                            "template, another version) run on the same rows: where the two disagree."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="The results (Parquet; default "
@@ -54,12 +56,12 @@ def scan(
         raise stop("error: give the parser to run: --schema FILE or --template FILE (one of them)", UNUSABLE)
     if engine not in (LOCAL, RAY):
         raise stop(f"error: --engine {engine}: choose local or ray", UNUSABLE)
-    if num_proc < 1 or limit < 0 or chunkings < 0:
-        raise stop("error: --num-proc is at least 1, and --limit and --chunkings are not negative", UNUSABLE)
+    if num_proc < 1 or limit < 0 or chunkings < 0 or not time_limit > 0:
+        raise stop("error: --num-proc is at least 1, --time-limit above 0, and --limit and --chunkings are not negative", UNUSABLE)
     job = ScanJob(
         data=data, parser=schema or template, compare=compare, split=split, output=output, summary_json=summary_json,
         columns=Columns(text_column, prompt_column, tools_column, expected_column, id_column),
-        options=Options(runtime=runtime, chunkings=chunkings), samples=write_samples, limit=limit,
+        options=Options(runtime=runtime, chunkings=chunkings, time_limit=time_limit), samples=write_samples, limit=limit,
         num_proc=num_proc, engine=engine, ray_address=ray_address, use_cache=not no_cache, force=force,
     )
     try:

@@ -112,6 +112,7 @@ class RowScanner:
             return _result(RAISED, "", "", f"the text column holds {type(text).__name__}, not text", 0.0, loaded)
         first, message, seconds = self._verdict(loaded[0], text, prompt, tools, expected)
         result = dict(zip(RESULT_COLUMNS, (*first, seconds)))
+        result["detail"] = " ⏎ ".join(result["detail"].splitlines())  # one line per row, as the summary shows it
         if len(loaded) > 1:
             other, other_message, _ = self._verdict(loaded[1], text, prompt, tools, expected)
             if message is not None and other_message is not None:
