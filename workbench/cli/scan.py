@@ -91,7 +91,8 @@ def _show(done, lines) -> None:
     note = " (reused: the same data, parser and options were scanned before)" if done.reused else ""
     emit_line(f"results: {done.output}{note}")
     if done.samples:
-        emit_line(f"{len(done.samples)} failing rows written as samples in {done.samples[0].parent}")
+        n = len(done.samples)
+        emit_line(f"{n} failing row{'s' if n != 1 else ''} written as samples in {done.samples[0].parent}")
 
 
 class _progress:

@@ -35,7 +35,7 @@ def _scan_batch(job: tuple[int, dict]) -> dict:
     return _SCANNER(batch, first=first)
 
 
-def batches(dataset: Any, columns: list[str], size: int = BATCH) -> Iterator[tuple[int, dict]]:
+def batches(dataset: Any, columns: list[str], size: int) -> Iterator[tuple[int, dict]]:
     """(first row, columns) for each batch, read from the Arrow table as it is needed."""
     table = dataset.select_columns(columns) if list(dataset.column_names) != columns else dataset
     for first in range(0, len(table), size):
@@ -43,10 +43,10 @@ def batches(dataset: Any, columns: list[str], size: int = BATCH) -> Iterator[tup
 
 
 def run(dataset: Any, scanner: Any, columns: list[str], *, num_proc: int, done: Callable[[dict], None],
-        size: int = BATCH) -> None:
+        size: int | None = None) -> None:
     """Every row through ``scanner``; ``done(results)`` for each batch, in row order. A
     KeyboardInterrupt stops the workers and propagates after the batches already done."""
-    jobs = batches(dataset, columns, size)
+    jobs = batches(dataset, columns, size or BATCH)
     if num_proc <= 1:
         for first, batch in jobs:
             done(scanner(batch, first=first))

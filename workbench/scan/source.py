@@ -27,7 +27,10 @@ def open_dataset(data: str, split: str | None = None) -> Any:
     except ImportError as exc:
         raise missing_extra(exc) from None
     datasets.disable_progress_bars()  # the scan shows its own
+    datasets.logging.set_verbosity(datasets.logging.CRITICAL)  # the scan says what went wrong, in one line
     path = Path(data)
+    if not path.exists() and (path.suffix in BUILDERS or data.startswith((".", "/", "~")) or data.endswith("/")):
+        raise InputError(f"{data}: no such file or folder")
     try:
         if path.is_dir() and any((path / name).is_file() for name in _SAVED):
             loaded = datasets.load_from_disk(str(path))
