@@ -11,6 +11,8 @@ def test_engine_imports_no_textual():
         "import workbench.engine.template.highlights, workbench.engine.template.outline, workbench.engine.template.replay\n"
         "import workbench.engine.chat_template.draft, workbench.engine.chat_template.roundtrip, workbench.engine.regex_source\n"
         "import workbench.analysis, workbench.worker, workbench.child, workbench.migration_run, workbench.prompts, workbench.goldens, workbench.probes, workbench.chat_template_files\n"
+        # the scan's row function and engines run where no terminal is (a pool's workers, a cluster)
+        "import workbench.scan.job, workbench.scan.row, workbench.scan.local, workbench.scan.on_ray, workbench.scan.failures\n"
         "workbench.trace('<think>x</think>y', {'type': 'object', 'properties': {'c': {'type': 'string'}}})\n"
         "workbench.validate({'type': 'object'})\n"
         "bad = sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))\n"

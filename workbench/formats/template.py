@@ -123,12 +123,16 @@ class TemplateFormat(Format):
 
     def markers(self, value: Any) -> list[str]:
         fields = value.get("fields") if isinstance(value, dict) else None
-        found = [value["start_anchor"]] if isinstance(value.get("start_anchor"), str) else []
+        anchor = [value["start_anchor"]] if isinstance(value, dict) and isinstance(value.get("start_anchor"), str) else []
+        found = list(anchor)
         for spec in (fields or {}).values():
             if isinstance(spec, dict):
                 found += [spec[k] for k in ("open", "close", "open_pattern", "close_pattern") if isinstance(spec.get(k), str)]
+                args = spec.get("content_args")
+                if isinstance(args, dict) and isinstance(args.get("tag_pattern"), str):
+                    found.append(args["tag_pattern"])
         # a start anchor is one literal string: kept whole, so a role word after a token is markup too
-        return found[:1] + literal_markers(found)
+        return list(dict.fromkeys(anchor + literal_markers(found)))
 
     def scan_runner(self, value: Any, runtime: Any = None) -> Callable[..., tuple[Any, list]]:
         try:
