@@ -95,7 +95,12 @@ def write_jsonl(path: Path, rows: list[dict]) -> Path:
 
 
 def write_parquet(path: Path, rows: list[dict]) -> Path:
-    pq.write_table(pa.Table.from_pylist(rows), str(path))
+    """As Parquet, the tools and the expected message as nested columns (structs), not JSON text."""
+    def nested(value):
+        return json.loads(value) if isinstance(value, str) else value
+
+    pq.write_table(pa.Table.from_pylist([{**r, "tools": nested(r["tools"]), "expected": nested(r["expected"])} for r in rows]),
+                   str(path))
     return path
 
 
@@ -128,10 +133,27 @@ def planted(tmp_path_factory):
     return folder, rows, expected, parser
 
 
-@pytest.mark.parametrize("kind", ["jsonl", "parquet"])
+def write_saved(path: Path, rows: list[dict]) -> Path:
+    import datasets
+
+    datasets.Dataset.from_list(rows).save_to_disk(str(path))
+    return path
+
+
+def write_folder(path: Path, rows: list[dict]) -> Path:
+    path.mkdir()
+    write_jsonl(path / "a.jsonl", rows[: len(rows) // 2])
+    write_jsonl(path / "b.jsonl", rows[len(rows) // 2 :])
+    return path
+
+
+WRITERS = {"jsonl": write_jsonl, "parquet": write_parquet, "saved": write_saved, "folder": write_folder}
+
+
+@pytest.mark.parametrize("kind", list(WRITERS))
 def test_every_planted_row_gets_its_verdict_and_nothing_else_fails(planted, tmp_path, kind):
     folder, rows, expected, parser = planted
-    data = (write_jsonl if kind == "jsonl" else write_parquet)(tmp_path / f"rows.{kind}", rows)
+    data = WRITERS[kind](tmp_path / f"rows.{kind}", rows)
     result = cli(*scan_args(data, parser, tmp_path / "out.parquet", "--num-proc", "1", "--json", tmp_path / "summary.json"))
     assert result.exit_code == 1, result.output  # rows fail: exit 1
     got = verdicts(tmp_path / "out.parquet")

@@ -41,7 +41,7 @@ def open_dataset(data: str, split: str | None = None) -> Any:
                 raise InputError(f"{data}: no .jsonl, .json, .parquet or .csv files in this folder, and no saved dataset")
             if len(kinds) > 1:
                 raise InputError(f"{data}: the folder mixes {' and '.join(sorted(kinds))} files; scan one kind at a time")
-            loaded = datasets.load_dataset(kinds.pop(), data_files=[str(p) for p in files], split="train")
+            loaded = _files(datasets, kinds.pop(), [str(p) for p in files])
         elif path.is_file():
             if path.suffix not in BUILDERS:
                 raise InputError(f"{data}: not a .jsonl, .json, .parquet or .csv file")
@@ -65,6 +65,30 @@ def open_dataset(data: str, split: str | None = None) -> Any:
             raise InputError(f"{data}: holds the splits {', '.join(names)}; choose one with --split")
         loaded = loaded[chosen]
     return loaded
+
+
+def _files(datasets: Any, kind: str, files: list[str]) -> Any:
+    """Several files as one dataset. datasets takes the first file's column types for all, so a
+    column that is all null in one file (no expected message there) and text in the next stops
+    it: then each file is read alone, a column null in one takes the type it has in another, and
+    the files are joined in order."""
+    try:
+        return datasets.load_dataset(kind, data_files=files, split="train")
+    except Exception:  # noqa: BLE001 - read them one by one below; a real error shows there
+        if len(files) == 1:
+            raise
+    parts = [datasets.load_dataset(kind, data_files=f, split="train") for f in files]
+    types: dict[str, Any] = {}
+    for part in parts:
+        for name, feature in part.features.items():
+            if getattr(feature, "dtype", None) != "null":
+                types.setdefault(name, feature)
+    for i, part in enumerate(parts):
+        for name, feature in part.features.items():
+            if getattr(feature, "dtype", None) == "null" and name in types:
+                part = part.cast_column(name, types[name])
+        parts[i] = part
+    return datasets.concatenate_datasets(parts)
 
 
 def check_columns(dataset: Any, columns: Any, data: str) -> None:
