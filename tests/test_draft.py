@@ -27,9 +27,14 @@ CHAT = Path(__file__).parent / "chat_templates"
 #   neither drafted parser reads the calls (schemas/kimi_k3.* do);
 # - gigachat3: the call is a turn of its own ("function call", after the assistant turn's end), which
 #   the draft does not look into: it says the template does not render the call's name and leaves the
-#   calls out (schemas/gigachat3.* read them).
+#   calls out (schemas/gigachat3.* read them);
+# - olmo3: Olmo 3 writes one Python call per line between <function_calls> and </function_calls>, with
+#   no [...] around them; python-call-list reads only a list (it starts by expecting "[") and a
+#   template cannot add the brackets, so neither drafted parser reads the calls (no release through
+#   5.24 can) and the draft says so; its answers and reasoning round-trip.
 NOT_ROUND_TRIPPED = {"pythonic": "Python expressions", "kimi_k3": "reasoning delimiters unclear",
-                     "gigachat3": "does not render the call's name"}
+                     "gigachat3": "does not render the call's name",
+                     "olmo3": "not one [...] list python-call-list could read"}
 # Exit 1: the draft cannot find the text before each call's name (Inkling writes the name right after
 # the same <|message_model|> that opens every block), leaves tool_calls out of both parsers and says
 # so; every probe without a call round-trips.
@@ -81,6 +86,11 @@ def test_the_draft_of_every_test_template_loads_is_linear_and_round_trips(chat, 
         if chat.stem == "pythonic":
             # the template reads every probe; only the schema, which cannot express the calls, does not
             assert not [r["probe"] for r in report["roundtrip"] if any(d["kind"] == "parser" for d in r["differences"])]
+        if chat.stem == "olmo3":
+            # only the calls are not read: every probe without a call round-trips in both parsers
+            assert "tool_calls" not in template["fields"] and "tool_calls" not in report["schema"]["properties"]
+            calls = {r["probe"] for r in report["roundtrip"] if r["message"].get("tool_calls")}
+            assert calls and set(wrong) == calls, (wrong, calls)
     else:
         assert result.exit_code == 0 and not wrong, wrong
 
