@@ -160,6 +160,9 @@ def test_a_call_name_written_twice_is_read_and_the_guess_says_the_second_is_not_
     result = run("--chat-template", chat, "--json")
     report = json.loads(result.stdout)
     assert result.exit_code == 0, report["findings"]
+    load_template(report["template"])
+    assert list(slow_delimiters(report["template"])) == []
+    assert [p for p in validate(report["schema"]) if p.severity != "note"] == []  # valid, and no slow regex
     assert any("the call's name is written again after it" in g for g in report["guesses"])
     assert "beside calls, the answer ends with '<|eom|><|start|>assistant'" in report["findings"]
     opener = report["template"]["fields"]["tool_calls"]["open_pattern"]
