@@ -141,7 +141,7 @@ def draft(template: str | ChatRenderer, *, special_tokens: dict[str, str] | None
     output = _output(answer, prompt, result)
     at = output.find(CONTENT)
     result.end = output[at + len(CONTENT):].strip() if at >= 0 else ""
-    result.content_open = _from_token(output[:at]) if at > 0 else ""
+    result.content_open = _answer_opener(output[:at]) if at > 0 else ""
     result.findings.append(f"the turn ends with {result.end!r}" if result.end else "nothing follows the answer")
     if result.content_open:
         result.findings.append(f"the answer opens with {result.content_open!r}")
@@ -161,6 +161,7 @@ def draft(template: str | ChatRenderer, *, special_tokens: dict[str, str] | None
         result.findings.remove(f"the answer opens with {result.content_open!r}")
         result.content_open = ""
     _calls(render, result, target)
+    _same_tool_twice(render, result)
     _content_beside_calls(render, result)
     for convention in used:
         result.findings.append(f"the template renders only with {CONVENTIONS[convention]}: drafted from renders in that shape")
@@ -259,9 +260,39 @@ def _calls(render, result: Draft, target: tuple[int, int] = release(None)) -> No
                                   f"transformers {'.'.join(map(str, CLOSE_GROUPS_SINCE))}: the draft matches any id and keeps none")
         result.call["id_in_close"] = target >= CLOSE_GROUPS_SINCE
     result.findings.append(
-        f"each call: {opener.strip()!r} NAME {between!r} ARGUMENTS ({'a JSON object' if kind == 'object' else 'a JSON string'}) "
+        f"each call: {opener.strip()!r} NAME {_shown(between)!r} ARGUMENTS ({'a JSON object' if kind == 'object' else 'a JSON string'}) "
         f"{closer.strip()!r}" + (f"; all calls between {section_open!r} and {section_close!r}" if section_open or section_close else "")
     )
+
+
+def _shown(text: str) -> str:
+    """Text of a probe's render as a finding shows it: the probe's call name, written again, as NAME."""
+    return text.replace(NAMES[0], "NAME")
+
+
+def _same_tool_twice(render, result: Draft) -> None:
+    """Two calls to the same tool must open two calls: a format that writes them under one header
+    (Muse Glimmer's ``to=NAME`` channel holding one ``<atem:invoke>`` per call) would have the
+    drafted opener read one call and merge the second's arguments into it, so tool_calls are left
+    out and the finding says why."""
+    if result.call is None:
+        return
+    twice = {"role": "assistant", "tool_calls": [_call(NAMES[0]), _call(NAMES[0])]}
+    tools = tools_for(twice)
+    try:
+        output = _output(render([USER_TURN, twice], tools), render([USER_TURN], tools, gen=True), result)
+    except ChatTemplateError:
+        return
+    d = result
+    opener = _lit(d.call["open"]) + _name_group(d) + _between(d)
+    if len(re.findall(opener, output, flags=re.DOTALL)) == 2:
+        return
+    found = len(re.findall(opener, output, flags=re.DOTALL))
+    result.findings.append(
+        f"tool calls: two calls to the same tool are written under one header (the opener {d.call['open'].strip()!r} NAME "
+        f"{_shown(d.call['between'])!r} is found {found} time(s) for the 2 calls): read per header, the second call's arguments "
+        "would be merged into the first; tool_calls left out")
+    result.call, result.arguments = None, None
 
 
 def _section_open(before_name: str, opener: str, result: Draft) -> str:
@@ -336,18 +367,20 @@ def _content_beside_calls(render, result: Draft) -> None:
         output = _output(render([USER_TURN, message], tools), render([USER_TURN], tools, gen=True), result)
     except ChatTemplateError:
         return
-    at, call_at = output.find(CONTENT), output.find(result.call["open"])
+    at = output.find(CONTENT)
+    call_at = output.find(result.call["open"], at + len(CONTENT)) if at >= 0 else -1
     if at < 0 or call_at < at:
         return
-    opener = _from_token(output[:at]).strip()
+    opener = _answer_opener(output[:at]).strip()
     section = result.call["section_open"]
     closer = output[at + len(CONTENT): call_at].strip()
     if section and closer.endswith(section):
         closer = closer[: -len(section)].strip()
-    if not opener or opener == result.content_open.strip() or not closer:
+    if not opener or not closer or (opener == result.content_open.strip() and closer == result.end.strip()):
         return
     result.beside_calls = (opener, closer)
-    result.findings.append(f"beside calls, the answer opens with {opener!r} and ends with {closer!r}")
+    result.findings.append(f"beside calls, the answer opens with {opener!r} and ends with {closer!r}"
+                           if opener != result.content_open.strip() else f"beside calls, the answer ends with {closer!r}")
 
 
 def _xml_parameters(before_name: str, after: str, out2: str, typed: str | None, result: Draft) -> bool:
@@ -383,7 +416,7 @@ def _xml_parameters(before_name: str, after: str, out2: str, typed: str | None, 
                    "key_open": key_open, "key_to_value": key_to_value, "value_close": value_close,
                    "key_to_typed": key_to_typed if key_to_typed != key_to_value else ""}
     result.findings.append(
-        f"each call: {call_open.strip()!r} NAME {after[:ko]!r} then per argument {key_open!r} KEY {key_to_value!r} VALUE "
+        f"each call: {call_open.strip()!r} NAME {_shown(after[:ko])!r} then per argument {key_open!r} KEY {key_to_value!r} VALUE "
         f"{value_close!r}, then {closer.strip()!r}"
         + (f"; a value that is not text follows {key_to_typed!r}" if result.call["key_to_typed"] else "")
         + (f"; all calls between {section_open!r} and {section_close!r}" if section_open or section_close else "")
@@ -460,6 +493,16 @@ def _from_token(text: str) -> str:
     return stripped[min(i for i in (stripped.find("<"), stripped.find("[")) if i >= 0):]
 
 
+def _answer_opener(text: str) -> str:
+    """What the answer opens with: the output's start up to the answer. Text that begins with
+    whitespace starts at a boundary, so plain text before its first token is a header of its own
+    (Muse Glimmer's recipient, `` to=user<|message|>``) and is kept; otherwise the anchor may have
+    ended inside a token, and the opener starts at the first token (``_from_token``)."""
+    if text[:1].isspace() and text.strip() and text.strip()[:1] not in "<[{":
+        return text.strip()
+    return _from_token(text)
+
+
 def _to_token(text: str) -> str:
     """``text`` up to its last token end (``>``, ``]``, ``}``) when it ends inside a token."""
     stripped = text.rstrip()
@@ -474,8 +517,26 @@ def _name_group(d: Draft) -> str:
     return rf"(?P<name>[^\s<>{{}}\[\]\"'{stop}]+)"
 
 
+def _shared_opener(d: Draft) -> bool:
+    """Whether each call's opener (plain text such as ``to=``) also stands in the answer's or the
+    reasoning's opener, so that it alone does not tell a call from another channel."""
+    opener = d.call["open"].strip() if d.call else ""
+    others = (d.content_open, d.reasoning[0] if d.reasoning else "", d.beside_calls[0] if d.beside_calls else "")
+    return bool(opener) and any(opener in other for other in others)
+
+
 def _between(d: Draft) -> str:
-    return _lit(d.call["between"], d.call["numbered"]) if d.call["between"].strip() else r"\s*"
+    """The text between the call's name and its arguments; where the name is written there again
+    (Muse Glimmer's ``to=NAME<|message|>…<atem:invoke name="NAME">``), any name stands in its place."""
+    if not d.call["between"].strip():
+        return r"\s*"
+    head, name, tail = d.call["between"].partition(NAMES[0])
+    if not name:
+        return _lit(d.call["between"], d.call["numbered"])
+    stop = tail.strip()[:1]
+    stop = "" if stop in "<>{}[]\"'" else re.escape(stop)
+    return (_lit(head, d.call["numbered"]) + rf"[^\s<>{{}}\[\]\"'{stop}]+"
+            + (_lit(tail, d.call["numbered"]) if tail.strip() else r"\s*"))
 
 
 def _call_close(d: Draft, keep_id: bool = False) -> str:
@@ -505,6 +566,9 @@ def _template(d: Draft) -> dict:
         fields["thinking"] = {"open_pattern": opener, "close_pattern": _spaced(_lit(d.reasoning[1])), "content": "text"}
     if d.call is not None:
         head = _lit(d.call["open"]) + _name_group(d) + _between(d)
+        if NAMES[0] in d.call["between"]:
+            d.guesses.append(f"the call's name is written again after it ({_shown(d.call['between']).strip()!r}): the draft reads the "
+                             "first and takes any name in the second, so two names that differ are not noticed")
         if d.call["numbered"]:
             d.guesses.append(f"the text after a call's name holds a number that counts the calls ({d.call['between'].strip()!r}): read as any number")
         opener = head + {"object": r"(?=\{)", "string": r'(?=")'}.get(d.arguments, "")
@@ -554,7 +618,9 @@ def _template(d: Draft) -> dict:
 
 
 def _content_openers(d: Draft) -> str:
-    return "(?:" + _lit(d.content_open) + "|" + _lit(d.beside_calls[0]) + ")" if d.beside_calls else _lit(d.content_open)
+    if not d.beside_calls or d.beside_calls[0].strip() == d.content_open.strip():
+        return _lit(d.content_open)
+    return "(?:" + _lit(d.content_open) + "|" + _lit(d.beside_calls[0]) + ")"
 
 
 def _content_closers(d: Draft) -> list[str]:
@@ -582,7 +648,9 @@ def _schema(d: Draft) -> dict:
             props["thinking"] = {"type": "string", "x-regex": _spaced(opener) + some + closer}
         skip = rf"(?:.*?{closer})?"
     stops = []
-    if d.call is not None:
+    if d.call is not None and not _shared_opener(d):
+        # (where the calls' opener also begins the answer's or the reasoning's header, the answer
+        # ends only at its own closers, as in the template)
         stops += [_lit(x) for x in (d.call["section_open"], d.call["open"]) if x.strip()]
     stops += _content_closers(d)
     if d.content_open:  # the answer has an opener of its own: found wherever it is
@@ -608,6 +676,12 @@ def _schema(d: Draft) -> dict:
             },
         }}
         iterator = _lit(d.call["open"]) + r"(.*?)" + _call_close(d)
+        if _shared_opener(d):
+            # the opener also begins other channels' headers (``to=self``, ``to=user``): a call is
+            # the opener followed by a name and the text after it, as the template's opener reads it
+            head = _between(d)
+            head = head[:-3] if head.endswith(r"\s*") else head
+            iterator = _lit(d.call["open"]) + "(" + _name_group(d)[len("(?P<name>"):-1] + head + r".*?)" + _call_close(d)
         if "id_in_close" in d.call:  # each item is the call with its closer, whose end holds the id
             iterator = _lit(d.call["open"]) + r"(.*?" + _call_close(d) + ")"
             call["x-regex"] = r"^(?P<function>.*?)" + _call_close(d, keep_id=True) + "$"
