@@ -327,3 +327,17 @@ def test_the_row_function_pickles_without_its_compiled_parser(planted):
     scanner.row("Hi", prompt=PROMPT)
     assert scanner._loaded and not pickle.loads(pickle.dumps(scanner))._loaded
     assert os.path.getsize(parser) * 2 > len(pickle.dumps(scanner))
+
+
+def test_a_hub_id_that_cannot_be_reached_is_one_line(tmp_path):
+    """Offline, a Hub id not in the cache: one sentence naming it (exit 2), no traceback."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")}
+    result = subprocess.run([sys.executable, "-m", "workbench", "scan", "nobody-here/no-such-dataset", "--template",
+                             str(ROOT / "schemas/qwen3.template.json")], capture_output=True, text=True, env=env, cwd=tmp_path,
+                            timeout=120)
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: nobody-here/no-such-dataset: ") and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1

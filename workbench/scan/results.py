@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 META_KEY = b"workbench.scan"
+ROW_GROUP = 65_536
 
 
 def arrow_schema(compare: bool, id_column: str | None, id_type: Any = None) -> Any:
@@ -48,16 +49,29 @@ class ResultWriter:
         os.close(fd)
         self.tmp = Path(tmp)
         self._writer = pq.ParquetWriter(str(self.tmp), self.schema)
+        self._held: list = []  # batches not written yet: one row group per ROW_GROUP rows, not per batch
+        self._held_rows = 0
         self.rows = 0
 
     def write(self, batch: dict[str, list]) -> None:
         import pyarrow as pa
 
-        self._writer.write_table(pa.Table.from_pydict({f.name: batch[f.name] for f in self.schema}, schema=self.schema))
+        self._held.append(pa.Table.from_pydict({f.name: batch[f.name] for f in self.schema}, schema=self.schema))
+        self._held_rows += len(batch["row"])
         self.rows += len(batch["row"])
+        if self._held_rows >= ROW_GROUP:
+            self._flush()
+
+    def _flush(self) -> None:
+        import pyarrow as pa
+
+        if self._held:
+            self._writer.write_table(pa.concat_tables(self._held))
+        self._held, self._held_rows = [], 0
 
     def finish(self, partial: bool) -> None:
         """Close the file and move it into place; a partial scan says so in its metadata."""
+        self._flush()
         self._writer.close()
         if partial:
             self._mark_partial()
