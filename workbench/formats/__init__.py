@@ -14,6 +14,7 @@ from .base import CannotRun, Checked, Format, StreamFailed
 from .result import Analysis
 from .schema import SchemaFormat
 from .template import MatrixSample, TemplateFormat  # noqa: F401 - a sample as a release matrix runs it
+from ..engine.template.traps import DROPPED as TRAP_DROPPED, OVERWRITTEN as TRAP_OVERWRITTEN  # what scan_runner's traps are
 
 RESPONSE_SCHEMA = SchemaFormat()
 RESPONSE_TEMPLATE = TemplateFormat()
@@ -78,6 +79,6 @@ def format_of_file(path: Any) -> Format:
 
 
 __all__ = [
-    "Analysis", "CannotRun", "StreamFailed", "DEFAULT_TIME_LIMIT", "Checked", "FORMATS", "Format", "RESPONSE_SCHEMA", "RESPONSE_TEMPLATE",
+    "Analysis", "CannotRun", "StreamFailed", "DEFAULT_TIME_LIMIT", "Checked", "FORMATS", "Format", "RESPONSE_SCHEMA", "RESPONSE_TEMPLATE", "TRAP_DROPPED", "TRAP_OVERWRITTEN",
     "by_name", "by_noun", "other_format", "format_of", "interrupt", "format_of_file", "format_of_text", "reading_notes",
 ]

@@ -8,7 +8,7 @@ import random
 import re
 from typing import Any, Iterator
 
-from ..engine.template.traps import DROPPED as TRAP_DROPPED
+from ..formats import TRAP_DROPPED
 from .verdicts import ARGUMENTS_OFF_SCHEMA, DROPPED, EMPTY_MESSAGE, MARKER_LEFT, OVERWRITTEN, UNKNOWN_TOOL
 
 Finding = tuple[str, str, str]
