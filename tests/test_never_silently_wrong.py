@@ -14,7 +14,8 @@ For each sample whose message has content, and for each plain (no-call) sample:
 
 - ``marker_in_prose``: a sentence naming the family's call opener and closer literally ("Tool calls
   are written between <tool_call> and </tool_call> tags.") put at the end of the content's text in
-  the output, or, in a plain sample, written as its whole answer. The markers are read off the
+  the output, or, in a plain sample (no call, and no call marker in its content: an unread call is
+  not an answer), written as its whole answer. The markers are read off the
   family's own call samples (``call_markers``), no list per family: the opener is a marker-like
   token (``<…>``, ``<|…|>``, ``<｜…｜>``, ``[WORD]``) between the text before the first call and the
   end of its name — the one nearest the name (its own tag, ``<function=NAME>``, where the name is in
@@ -354,7 +355,13 @@ def silently_wrong(sample: Path, fmt: str) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     if failed:
         return found
-    markers = call_markers(loaded.text, baseline) if _calls(baseline) else family_markers(sample.parent.name, fmt)
+    if _calls(baseline):
+        markers = call_markers(loaded.text, baseline)
+    else:  # a plain answer: one whose content holds no call markup (an unread call is no answer to replace)
+        content = str(baseline.get("content") or "")
+        markers = family_markers(sample.parent.name, fmt)
+        if any(m and m in content for pair in markers for m in pair):
+            markers = []
     for variant, varied, said in prose_variants(loaded.text, baseline, markers):
         got, raised = _parse(fmt, parser, varied, prompt)
         for problem in prose_problems(said, baseline, got, raised):
