@@ -11,7 +11,7 @@ import typer
 
 from ..engine.chat_template import RenderBudget
 from ..files import InputError
-from .output import say, UNUSABLE, render_budget, render_timeout_option, runtime_option, stop
+from .output import OK, emit_line, say, UNUSABLE, render_budget, render_timeout_option, runtime_option, stop
 
 
 def open_(
@@ -33,6 +33,12 @@ def open_(
     variable: list[str] = typer.Option([], "--var", help="With --chat-template: a template variable, NAME=JSON; repeatable."),
     render_timeout: float = render_timeout_option(RenderBudget.seconds),
     runtime: Optional[str] = runtime_option(),
+    scan: Optional[Path] = typer.Option(
+        None, "--scan", metavar="RESULT",
+        help="Open the failing rows of a workbench scan (its Parquet results) as samples, with the parser it ran "
+             "(--schema FILE runs another) and each row's prompt; SAMPLE is left out.",
+    ),
+    limit: int = typer.Option(200, "--limit", metavar="N", help="With --scan: the first N failing rows."),
 ) -> None:
     """Open the workbench: edit SCHEMA (a response_schema or a response_template) and watch it
     parse SAMPLE live."""
@@ -44,15 +50,21 @@ def open_(
 
     # The probes live in a folder of their own for as long as the app runs, removed when it ends
     # (normally or by an exception).
-    folder = (tempfile.TemporaryDirectory(prefix="workbench-probes-", ignore_cleanup_errors=True) if chat_template is not None
-              else contextlib.nullcontext())
+    # So do a scan's failing rows (--scan).
+    folder = (tempfile.TemporaryDirectory(prefix="workbench-scan-" if scan is not None else "workbench-probes-",
+                                          ignore_cleanup_errors=True)
+              if chat_template is not None or scan is not None else contextlib.nullcontext())
     with folder as probes:
         try:
             if template and schema is not None:
                 raise InputError("give --schema FILE or --template, not both")
-            if sample is None and (chat_template is None or schema is None):
-                raise InputError("give a SAMPLE, or --chat-template with --schema FILE")
-            paths = discover(sample) if sample is not None else []
+            if scan is not None:
+                paths, schema, runtime = _scan_samples(scan, Path(probes), limit, sample, schema, template, chat_template,
+                                                       runtime)
+            elif sample is None and (chat_template is None or schema is None):
+                raise InputError("give a SAMPLE, or --chat-template with --schema FILE, or --scan RESULT")
+            else:
+                paths = discover(sample) if sample is not None else []
             samples = [load(p) for p in paths]
             tool_definitions = tools_from(tools)
             if schema is None:
@@ -120,6 +132,37 @@ def _starter_path(sample: Path, starter: str) -> Path | None:
     # a new model has no schemas/<family>.json yet: its samples folder still names the family
     schema = family_parser_path(sample)
     return schema.with_name(family_of(schema) + format_of_text(starter).suffix) if schema is not None else None
+
+
+def _scan_samples(scan: Path, folder: Path, limit: int, sample, schema, template: bool, chat_template,
+                  runtime: Optional[str]) -> tuple[list[Path], Path, Optional[str]]:
+    """``--scan RESULT``: its first ``limit`` failing rows as samples in ``folder`` (which the caller
+    removes), in row order, and the parser and release to open them with: the scan's, unless
+    ``--schema`` / ``--runtime`` say otherwise. No failing row: said, and the command ends (exit 0)
+    without opening."""
+    from ..scan.failures import read_back
+
+    if sample is not None:
+        raise InputError("give a SAMPLE or --scan RESULT, not both")
+    if chat_template is not None:
+        raise InputError("give --chat-template or --scan RESULT, not both")
+    if template:
+        raise InputError("--template opens a family's template; with --scan, give the parser to run instead of the "
+                         "scan's as --schema FILE")
+    if limit < 1:
+        raise InputError("--limit is at least 1")
+    found = read_back(scan, folder, limit, schema)
+    meta = found.meta
+    scanned = meta.get("rows_written", meta.get("rows")) if meta.get("partial") else meta.get("rows")
+    partial = f" (a partial scan: {scanned} of {meta.get('rows')} rows)" if meta.get("partial") else ""
+    if not found.samples:
+        emit_line(f"{scan}: no failing rows among the {scanned} row{'' if scanned == 1 else 's'} scanned{partial}; "
+                  "nothing to open")
+        raise typer.Exit(OK)
+    if found.more or partial:
+        say(f"{scan}: the first {len(found.samples)} failing rows" + (" (--limit N for more)" if found.more else "") + partial)
+    scan_runtime = (meta.get("options") or {}).get("runtime") if schema is None else None
+    return found.samples, found.parser, runtime if runtime is not None else scan_runtime
 
 
 def _probe_samples(chat_template: Path, document, variables: list[str], folder: Path, budget=None, runtime=None) -> list:

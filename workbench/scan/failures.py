@@ -5,6 +5,8 @@ reads a results file back into the same samples, named by row and verdict."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +19,13 @@ def sample_name(row: int, verdict: str | None = None, kind: str | None = None) -
     """``row-000042`` (``row-000042.raised``, ``row-000042.suspect-dropped`` with its verdict): the
     sample bar lists the rows in order, each saying what went wrong."""
     name = f"row-{row:06d}"
-    if verdict:
-        name += f".{verdict}" + (f"-{kind}" if kind else "")
+    if verdict:  # from a results file, which anyone may have written: only letters, digits and _ in a name
+        name += f".{_word(verdict)}" + (f"-{_word(kind)}" if kind else "")
     return name
+
+
+def _word(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_]", "_", str(text))[:40]
 
 
 def write_samples(dataset: Any, rows: list[int], columns: Any, folder: Path, force: bool,
@@ -60,3 +66,94 @@ def failing_rows(results_path: Path, limit: int) -> list[tuple[int, str, str, st
                 if len(found) >= limit:
                     return found
     return found
+
+
+@dataclass
+class ScanSamples:
+    """A scan's failing rows read back as samples (``workbench open --scan``)."""
+
+    results: Path
+    meta: dict
+    parser: Path | None  # the parser the scan ran (or the one given instead); None when nothing failed
+    samples: list[Path] = field(default_factory=list)  # in row order, each named by row and verdict
+    more: bool = False  # more rows failed than were read back
+
+
+def read_back(results_path: Path, folder: Path, limit: int = 200, parser: Path | None = None) -> ScanSamples:
+    """The first ``limit`` failing rows of the scan whose results are ``results_path``, written as
+    samples into ``folder`` (which the caller removes), each with its prompt when the scan read a
+    prompt column; the data and the parser are where the results' metadata says (``parser``: run
+    another). ``InputError`` in one sentence when the file is not a scan's results, or the data or
+    the parser is gone or changed; no samples (and nothing opened) when no row failed."""
+    from . import source
+    from .results import read_meta
+    from .row import Columns
+
+    results_path = Path(results_path)
+    if not results_path.is_file():
+        raise InputError(f"{results_path}: no such results file" if not results_path.exists()
+                         else f"{results_path}: not a file; give the Parquet file workbench scan wrote")
+    try:
+        meta = read_meta(results_path)
+        data, split, rows = meta["data"], meta.get("split"), meta["rows"]
+        columns = Columns(meta["columns"]["text"], meta["columns"].get("prompt"), expected=meta["columns"].get("expected"))
+        failing = failing_rows(results_path, limit + 1)
+    except ImportError as exc:
+        raise source.missing_extra(exc) from None
+    except ValueError as exc:
+        raise InputError(str(exc) if "workbench scan" in str(exc) else
+                         f"{results_path}: not the results of workbench scan ({_one_line(exc)})") from None
+    except Exception as exc:  # noqa: BLE001 - pyarrow's many errors for a file it cannot read, said in one line
+        raise InputError(f"{results_path}: not the results of workbench scan ({_one_line(exc)})") from None
+    found = ScanSamples(results_path, meta, None, more=len(failing) > limit)
+    if not failing:
+        return found
+    failing = failing[:limit]
+    found.parser = Path(parser) if parser is not None else Path(meta["parser"])
+    if not found.parser.is_file():
+        raise InputError(f"{found.parser}: no such parser file" if parser is not None else
+                         f"{found.parser}: the parser is no longer there (where {results_path.name} says the scan "
+                         "read it); give one with --schema FILE")
+    if Path(data).is_absolute() and not Path(data).exists():
+        raise InputError(f"{data}: the data is no longer there (where {results_path.name} says the scan read it)")
+    dataset = source.open_dataset(data, split)
+    source.check_columns(dataset, columns, data)
+    if len(dataset) != rows:
+        raise InputError(f"{data}: has {len(dataset)} rows, the scan read {rows}: the data changed since the scan; "
+                         "scan it again")
+    for row, *_ in failing:
+        if not isinstance(row, int) or not 0 <= row < rows:
+            raise InputError(f"{results_path}: a failing row numbered {row!r}, and the scan read rows 0 to {rows - 1}: "
+                             "not the results of workbench scan as it writes them")
+    verdicts = {row: (verdict, kind) for row, verdict, kind, _where, _detail in failing}
+    found.samples = write_samples(dataset, [row for row, *_ in failing], columns, folder, False, verdicts=verdicts)
+    if columns.expected is not None:
+        _write_goldens(dataset, failing, columns.expected, folder, verdicts)
+    return found
+
+
+def _write_goldens(dataset: Any, failing: list, column: str, folder: Path, verdicts: dict) -> None:
+    """The expected column (``scan --expected-column``) as each row's golden, for either format, so
+    the sample bar marks a row that ``differs`` and the status line says where; a value that is
+    not JSON (the scan said so as the row's verdict) gives no golden."""
+    from ..files import dump_json
+    from ..formats import FORMATS
+    from ..samples import EXPECTED_SUFFIX
+    from .row import _json_value
+
+    picked = dataset.select_columns([column])
+    files = []
+    for row, *_ in failing:
+        try:
+            value = _json_value(picked[int(row)][column])
+        except ValueError:
+            continue
+        if value is not None:
+            name = sample_name(int(row), *verdicts[row])
+            files += [(folder / f"{name}{fmt.golden_infix}{EXPECTED_SUFFIX}", dump_json(value)) for fmt in FORMATS]
+    atomic_write_all(files)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"[:300]
