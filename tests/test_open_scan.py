@@ -90,6 +90,10 @@ def test_open_scan_lists_the_failing_rows_in_order_and_opens_each_with_its_promp
         await pilot.press("ctrl+pagedown")  # the next failing row: the suspect one
         await settle(pilot, tui)
         got["second"] = (tui.main.raw.text, tui.main.prompt.text)
+        got["second status"] = str(tui.main.status.render())
+        tui.main.reload_sample()  # as when the file changes on disk: the note stays
+        await settle(pilot, tui)
+        got["reloaded status"] = str(tui.main.status.render())
         await pilot.press("ctrl+pagedown")
         await settle(pilot, tui)
         got["third"] = (tui.main.raw.text, str(tui.main.status.render()), bar_text(tui))
@@ -109,6 +113,9 @@ def test_open_scan_lists_the_failing_rows_in_order_and_opens_each_with_its_promp
     assert text == CUT_OFF and prompt == PROMPT
     assert "Parse fails in tool_calls" in status
     assert got["second"] == (LEFT, PROMPT)
+    # it parses in the TUI; what the scan found in it is said beside
+    assert "parses: role, content · the scan said: suspect marker_left at /content: holds '</think>'" in got["second status"]
+    assert got["reloaded status"] == got["second status"]
     text, status, bar = got["third"]
     assert text == ROWS[4]["text"] and "Parse fails in tool_calls" in status
     assert "sample 3/3" in bar and "fails" in bar
@@ -283,7 +290,7 @@ def test_a_results_file_from_anyone_writes_only_into_the_samples_folder(tmp_path
         return [s.name for s in tui.samples]
 
     seen = drive(monkeypatch, check)
-    forge([1, 3], ["../../../escaped", "[b]x[/b]"])
+    forge([3, 1, 3], ["[b]x[/b]", "../../../escaped", "again"])  # out of order, row 3 twice: in order, once
     result = invoke("open", "--scan", forged)
     assert result.exit_code == 0, (result.output, result.exception)
     [(names, folder)] = seen

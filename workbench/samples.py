@@ -31,6 +31,7 @@ class Sample:
     path: Path
     text: str
     stamp: int | None = None  # mtime when read, to notice changes by other programs
+    note: str = ""  # what was said of it elsewhere, shown when it parses (open --scan: the scan's verdict)
 
     @property
     def name(self) -> str:

@@ -16,7 +16,7 @@ from .output import OK, emit_line, say, UNUSABLE, render_budget, render_timeout_
 
 def open_(
     sample: Optional[Path] = typer.Argument(
-        None, help="A raw output file, or a folder of them (*.txt); may be left out with --chat-template."
+        None, help="A raw output file, or a folder of them (*.txt); left out with --scan, and may be with --chat-template."
     ),
     schema: Optional[Path] = typer.Option(
         None, "--schema", "-s",
@@ -55,17 +55,20 @@ def open_(
                                           ignore_cleanup_errors=True)
               if chat_template is not None or scan is not None else contextlib.nullcontext())
     with folder as probes:
+        notes: dict = {}
         try:
             if template and schema is not None:
                 raise InputError("give --schema FILE or --template, not both")
             if scan is not None:
-                paths, schema, runtime = _scan_samples(scan, Path(probes), limit, sample, schema, template, chat_template,
-                                                       runtime)
+                paths, notes, schema, runtime = _scan_samples(scan, Path(probes), limit, sample, schema, template,
+                                                              chat_template, runtime)
             elif sample is None and (chat_template is None or schema is None):
                 raise InputError("give a SAMPLE, or --chat-template with --schema FILE, or --scan RESULT")
             else:
                 paths = discover(sample) if sample is not None else []
             samples = [load(p) for p in paths]
+            for sample_ in samples:  # --scan: what the scan said of each row, shown when it parses
+                sample_.note = notes.get(sample_.path, "")
             tool_definitions = tools_from(tools)
             if schema is None:
                 schema = family_schema(paths[0], template=template)
@@ -135,9 +138,10 @@ def _starter_path(sample: Path, starter: str) -> Path | None:
 
 
 def _scan_samples(scan: Path, folder: Path, limit: int, sample, schema, template: bool, chat_template,
-                  runtime: Optional[str]) -> tuple[list[Path], Path, Optional[str]]:
+                  runtime: Optional[str]) -> tuple[list[Path], dict, Path, Optional[str]]:
     """``--scan RESULT``: its first ``limit`` failing rows as samples in ``folder`` (which the caller
-    removes), in row order, and the parser and release to open them with: the scan's, unless
+    removes), in row order, what the scan said of each (by path), and the parser and release to open
+    them with: the scan's, unless
     ``--schema`` / ``--runtime`` say otherwise. No failing row: said, and the command ends (exit 0)
     without opening."""
     from ..scan.failures import read_back
@@ -162,7 +166,7 @@ def _scan_samples(scan: Path, folder: Path, limit: int, sample, schema, template
     if found.more or partial:
         say(f"{scan}: the first {len(found.samples)} failing rows" + (" (--limit N for more)" if found.more else "") + partial)
     scan_runtime = (meta.get("options") or {}).get("runtime") if schema is None else None
-    return found.samples, found.parser, runtime if runtime is not None else scan_runtime
+    return found.samples, found.notes, found.parser, runtime if runtime is not None else scan_runtime
 
 
 def _probe_samples(chat_template: Path, document, variables: list[str], folder: Path, budget=None, runtime=None) -> list:

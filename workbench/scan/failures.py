@@ -77,6 +77,7 @@ class ScanSamples:
     parser: Path | None  # the parser the scan ran (or the one given instead); None when nothing failed
     samples: list[Path] = field(default_factory=list)  # in row order, each named by row and verdict
     more: bool = False  # more rows failed than were read back
+    notes: dict[Path, str] = field(default_factory=dict)  # each sample's verdict as the scan gave it
 
 
 def read_back(results_path: Path, folder: Path, limit: int = 200, parser: Path | None = None) -> ScanSamples:
@@ -95,7 +96,9 @@ def read_back(results_path: Path, folder: Path, limit: int = 200, parser: Path |
                          else f"{results_path}: not a file; give the Parquet file workbench scan wrote")
     try:
         meta = read_meta(results_path)
-        data, split, rows = meta["data"], meta.get("split"), meta["rows"]
+        data, split, rows = meta["data"], meta.get("split"), int(meta["rows"])
+        if not isinstance(data, str) or not isinstance(meta["parser"], str):
+            raise ValueError("no data or parser named in its metadata")
         columns = Columns(meta["columns"]["text"], meta["columns"].get("prompt"), expected=meta["columns"].get("expected"))
         failing = failing_rows(results_path, limit + 1)
     except ImportError as exc:
@@ -108,7 +111,14 @@ def read_back(results_path: Path, folder: Path, limit: int = 200, parser: Path |
     found = ScanSamples(results_path, meta, None, more=len(failing) > limit)
     if not failing:
         return found
-    failing = failing[:limit]
+    for row, *_ in failing:
+        if not isinstance(row, int) or not 0 <= row < rows:
+            raise InputError(f"{results_path}: a failing row numbered {row!r}, and the scan read rows 0 to {rows - 1}: "
+                             "not the results of workbench scan as it writes them")
+    once: dict[int, tuple] = {}
+    for failure in failing[:limit]:  # in row order, each row once (as the scan writes them)
+        once.setdefault(failure[0], failure)
+    failing = [once[row] for row in sorted(once)]
     found.parser = Path(parser) if parser is not None else Path(meta["parser"])
     if not found.parser.is_file():
         raise InputError(f"{found.parser}: no such parser file" if parser is not None else
@@ -121,15 +131,18 @@ def read_back(results_path: Path, folder: Path, limit: int = 200, parser: Path |
     if len(dataset) != rows:
         raise InputError(f"{data}: has {len(dataset)} rows, the scan read {rows}: the data changed since the scan; "
                          "scan it again")
-    for row, *_ in failing:
-        if not isinstance(row, int) or not 0 <= row < rows:
-            raise InputError(f"{results_path}: a failing row numbered {row!r}, and the scan read rows 0 to {rows - 1}: "
-                             "not the results of workbench scan as it writes them")
     verdicts = {row: (verdict, kind) for row, verdict, kind, _where, _detail in failing}
     found.samples = write_samples(dataset, [row for row, *_ in failing], columns, folder, False, verdicts=verdicts)
     if columns.expected is not None:
         _write_goldens(dataset, failing, columns.expected, folder, verdicts)
+    found.notes = {path: _note(*failure) for path, failure in zip(found.samples, failing)}
     return found
+
+
+def _note(_row: int, verdict: str, kind: str, where: str, detail: str) -> str:
+    """``the scan said: suspect marker_left at /content: holds '</think>'``, one line."""
+    said = " ".join(filter(None, (verdict, kind))) + (f" at {where}" if where else "") + (f": {detail}" if detail else "")
+    return "the scan said: " + " ".join(said.splitlines())[:300]
 
 
 def _write_goldens(dataset: Any, failing: list, column: str, folder: Path, verdicts: dict) -> None:

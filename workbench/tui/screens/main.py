@@ -14,8 +14,9 @@ newer one. The verdicts on the other samples follow from the same process, for t
 
 from __future__ import annotations
 
-from functools import partial
+import dataclasses
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -418,7 +419,8 @@ class WorkbenchScreen(Screen):
                 text.append(f"\n  input: {failure.input!r}{'…' if failure.cut else ''}", style="dim")
             self.status.say(text, "error")
         else:
-            self.status.say(f"{self.sample.name} parses: {a.format.summary(a)}")
+            note = f" · {self.sample.note}" if self.sample.note else ""
+            self.status.say(f"{self.sample.name} parses: {a.format.summary(a)}{note}")
 
     # ----- samples ------------------------------------------------------------------------
     def _show_sample(self) -> None:
@@ -449,7 +451,7 @@ class WorkbenchScreen(Screen):
     def reload_sample(self) -> None:
         from ...samples import load
 
-        self.samples[self.current] = load(self.sample.path)
+        self.samples[self.current] = dataclasses.replace(load(self.sample.path), note=self.sample.note)
         prompt = self.prompt
         if not prompt.dirty:
             prompt.reread(self.sample)
