@@ -301,3 +301,17 @@ def test_a_results_file_from_anyone_writes_only_into_the_samples_folder(tmp_path
         result = invoke("open", "--scan", forged)
         assert result.exit_code == 2 and "the scan read rows 0 to 4" in result.output, result.output
         assert "Traceback" not in result.output
+
+
+def test_scan_says_how_to_open_its_failing_rows(tmp_path):
+    data = tmp_path / "my rows.jsonl"
+    data.write_text("".join(json.dumps(row) + "\n" for row in ROWS), encoding="utf-8")
+    out = tmp_path / "my results.parquet"
+    result = invoke("scan", data, "--template", ROOT / "schemas" / "qwen3.template.json", "--prompt-column", "prompt",
+                    "--num-proc", 1, "--no-cache", "-o", out)
+    assert result.exit_code == 1, result.output
+    assert f"to open the failing rows in the TUI: workbench open --scan '{out}'" in result.output
+    data.write_text("".join(json.dumps(row) + "\n" for row in (ROWS[0], ROWS[2])), encoding="utf-8")
+    good = invoke("scan", data, "--template", ROOT / "schemas" / "qwen3.template.json", "--prompt-column", "prompt",
+                  "--num-proc", 1, "--no-cache", "-o", out, "--force")
+    assert good.exit_code == 0 and "workbench open --scan" not in good.output, good.output

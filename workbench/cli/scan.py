@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Optional
@@ -93,6 +94,8 @@ def _show(done, lines) -> None:
     if done.samples:
         n = len(done.samples)
         emit_line(f"{n} failing row{'s' if n != 1 else ''} written as samples in {done.samples[0].parent}")
+    if done.summary["failing"]["count"]:
+        emit_line(f"to open the failing rows in the TUI: workbench open --scan {shlex.quote(str(done.output))}")
 
 
 class _progress:
