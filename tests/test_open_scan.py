@@ -315,3 +315,23 @@ def test_scan_says_how_to_open_its_failing_rows(tmp_path):
     good = invoke("scan", data, "--template", ROOT / "schemas" / "qwen3.template.json", "--prompt-column", "prompt",
                   "--num-proc", 1, "--no-cache", "-o", out, "--force")
     assert good.exit_code == 0 and "workbench open --scan" not in good.output, good.output
+
+
+def test_a_partial_scan_opens_and_says_it_is_partial(tmp_path, monkeypatch):
+    import pyarrow.parquet as pq
+
+    from workbench.scan.results import META_KEY
+
+    results, _data, _parser = scanned(tmp_path, ROWS)
+    table = pq.read_table(str(results)).slice(0, 4)  # as Ctrl+C leaves it: the rows done, marked partial
+    meta = {**json.loads(table.schema.metadata[META_KEY]), "partial": True, "rows_written": 4}
+    pq.write_table(table.replace_schema_metadata({META_KEY: json.dumps(meta).encode()}), str(results))
+
+    async def check(pilot, tui):
+        return [s.name for s in tui.samples]
+
+    seen = drive(monkeypatch, check)
+    result = invoke("open", "--scan", results)
+    assert result.exit_code == 0, (result.output, result.exception)
+    assert seen[0][0] == [name for _, name, _ in FAILING[:2]]
+    assert ": 2 failing rows (a partial scan: 4 of 5 rows)" in result.output

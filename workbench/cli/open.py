@@ -164,7 +164,9 @@ def _scan_samples(scan: Path, folder: Path, limit: int, sample, schema, template
                   "nothing to open")
         raise typer.Exit(OK)
     if found.more or partial:
-        say(f"{scan}: the first {len(found.samples)} failing rows" + (" (--limit N for more)" if found.more else "") + partial)
+        shown = len(found.samples)
+        say(f"{scan}: " + (f"the first {shown} failing rows (--limit N for more)" if found.more else
+                           f"{shown} failing row{'' if shown == 1 else 's'}") + partial)
     scan_runtime = (meta.get("options") or {}).get("runtime") if schema is None else None
     return found.samples, found.notes, found.parser, runtime if runtime is not None else scan_runtime
 
