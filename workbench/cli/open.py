@@ -141,9 +141,8 @@ def _scan_samples(scan: Path, folder: Path, limit: int, sample, schema, template
                   runtime: Optional[str]) -> tuple[list[Path], dict, Path, Optional[str]]:
     """``--scan RESULT``: its first ``limit`` failing rows as samples in ``folder`` (which the caller
     removes), in row order, what the scan said of each (by path), and the parser and release to open
-    them with: the scan's, unless
-    ``--schema`` / ``--runtime`` say otherwise. No failing row: said, and the command ends (exit 0)
-    without opening."""
+    them with: the scan's, unless ``--schema`` / ``--runtime`` say otherwise. No failing row: said,
+    and the command ends (exit 0) without opening."""
     from ..scan.failures import read_back
 
     if sample is not None:
@@ -165,9 +164,11 @@ def _scan_samples(scan: Path, folder: Path, limit: int, sample, schema, template
         raise typer.Exit(OK)
     if found.more or partial:
         shown = len(found.samples)
-        say(f"{scan}: " + (f"the first {shown} failing rows (--limit N for more)" if found.more else
-                           f"{shown} failing row{'' if shown == 1 else 's'}") + partial)
-    scan_runtime = (meta.get("options") or {}).get("runtime") if schema is None else None
+        rows = f"{shown} failing row{'' if shown == 1 else 's'}"
+        say(f"{scan}: " + (f"the first {rows} (--limit N for more)" if found.more else rows) + partial)
+    options = meta.get("options")
+    scan_runtime = options.get("runtime") if isinstance(options, dict) and schema is None else None
+    scan_runtime = scan_runtime if isinstance(scan_runtime, str) else None
     return found.samples, found.notes, found.parser, runtime if runtime is not None else scan_runtime
 
 
