@@ -69,6 +69,7 @@ def test_every_row_once_in_order_as_datasets_gives_it(loaded, tmp_path, columns)
         expected = dataset.select_columns(columns)[:]
         got = _rows(local.batches(dataset, columns, size=7))
         assert got == {c: expected[c] for c in columns}, name
+    assert local._arrow_files(loaded.with_format("numpy"), columns) is None  # its own formatting: through datasets
 
 
 def test_a_dataset_read_from_its_files_does_not_stay_resident(tmp_path):

@@ -43,7 +43,7 @@ def batches(dataset: Any, columns: list[str], size: int) -> Iterator[tuple[int, 
     memory map: every page of a mapped file that has been read stays in the process's resident
     memory while the dataset is open, so a scan's RSS would grow with the rows (by the size of the
     data: 1.2 GB for a million rows of ~1 KB). Any other (in memory, filtered, sliced, shuffled,
-    its columns renamed, or a column that datasets decodes) is read through ``datasets``."""
+    its columns renamed, formatted, or a column that datasets decodes) is read through ``datasets``."""
     files = _arrow_files(dataset, columns)
     if files is not None:
         yield from _streamed(files, columns, size)
@@ -64,7 +64,8 @@ def _arrow_files(dataset: Any, columns: list[str]) -> list[str] | None:
         from datasets.features.features import require_decoding
         from datasets.table import ConcatenationTable, MemoryMappedTable
 
-        if dataset._indices is not None or any(require_decoding(dataset.features[c]) for c in columns):
+        if (dataset._indices is not None or dataset.format.get("type") is not None
+                or any(require_decoding(dataset.features[c]) for c in columns)):
             return None
         table = dataset.data
         blocks = [row for row in table.blocks] if isinstance(table, ConcatenationTable) else [[table]]
