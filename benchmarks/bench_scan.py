@@ -17,17 +17,24 @@ one warm-up run each), so load from other processes on this shared machine falls
 
 - floor: a plain loop of ``workbench.api.parse_response(text, template, prefix=prompt)`` over the
   texts in one process (failures caught), the texts already in a list;
+- loaded once: the same loop with the template compiled once (``format_of(template).runner``, the
+  parse the scan's row function runs, less its trap watcher): what a row costs the engine alone,
+  so that scan 1 proc / loaded once is the scan's own cost per row (the trap watcher, the suspect
+  checks, the failing node of a failed row, reading and writing); the floor above also pays the
+  API's lookup of the template on every call;
 - scan 1 proc: ``run_scan`` with ``num_proc=1`` (the row function, the suspect checks, the Parquet
   results and the summary), the dataset already converted (what datasets caches);
 - scan 2 procs: the same with ``num_proc=2``.
 
-It prints rows/s and rows/s per core, scan 1 proc / floor (the median of per-round ratios; target
->= 0.8), 2 procs / 1 proc (target >= 1.6; needs two idle cores), per-row latency percentiles from the
-results' ``seconds`` column (p50, p95, p99), the verdicts, and the one-time conversion of each file
-by datasets. Then memory: the peak RSS (``ru_maxrss`` of RUSAGE_SELF, and of RUSAGE_CHILDREN for
-the pool's workers) of a 2-process scan of 100,000 and of 1,000,000 rows of one family, each in a
-fresh subprocess after the conversion (itself measured in another); the 1M run takes a few minutes,
-``--quick`` skips it. Nothing is asserted: the figures are read, as every benchmark of the project.
+First memory, while this process is still small: the peak RSS (``ru_maxrss`` of RUSAGE_SELF, and
+of RUSAGE_CHILDREN for the pool's workers) of a 2-process scan of 100,000 and of 1,000,000 rows of
+one family, each generated, converted by datasets (its time and peak printed too) and scanned in
+a fresh subprocess; the 1M run takes a few minutes, ``--quick`` skips it. Then speed: rows/s and
+rows/s per core, rows per CPU-second, scan 1 proc / floor (the median of per-round ratios; target
+>= 0.8), 2 procs / 1 proc (target >= 1.6; needs two idle cores: the CPU-time bound is printed
+beside it), per-row latency percentiles from the results' ``seconds`` column (p50, p95, p99), the
+verdicts, and the one-time conversion of each file by datasets. Nothing is asserted: the figures
+are read, as every benchmark of the project.
 """
 
 from __future__ import annotations
@@ -359,6 +366,7 @@ def bench(args: argparse.Namespace, data: Path, work: Path) -> int:
     import pyarrow.parquet as pq
 
     from workbench.api import parse_response
+    from workbench.formats import format_of
     from workbench.scan.job import run_scan
     from workbench.scan.source import open_dataset
 
@@ -375,10 +383,10 @@ def bench(args: argparse.Namespace, data: Path, work: Path) -> int:
         if took > 1:
             print(f"generated {family}: {took:.1f} s", flush=True)
 
-    print("\n| family | conversion s | floor rows/s | scan 1 proc rows/s | scan 2 procs rows/s | per core, 2 procs "
-          "| rows per CPU-second: floor / 1 proc / 2 procs | scan 1 / floor | 2 procs / 1 | on two idle cores "
-          "| p50 / p95 / p99 µs | verdicts |")
-    print("|" + "---|" * 12, flush=True)
+    print("\n| family | conversion s | floor rows/s | loaded once rows/s | scan 1 proc rows/s | scan 2 procs rows/s "
+          "| per core, 2 procs | rows per CPU-second: floor / 1 proc / 2 procs | scan 1 / floor | scan 1 / loaded once "
+          "| 2 procs / 1 | on two idle cores | p50 / p95 / p99 µs | verdicts |")
+    print("|" + "---|" * 14, flush=True)
     load = [os.getloadavg()[0]]
     worst = {"ratio": float("inf"), "speedup": float("inf"), "idle": float("inf")}
     import datasets  # noqa: F401 - imported before the conversions are timed
@@ -399,16 +407,27 @@ def bench(args: argparse.Namespace, data: Path, work: Path) -> int:
                 except Exception:  # noqa: BLE001, S110 - a failure is a row like any other
                     pass
 
+        run = format_of(template).runner(template)
+
+        def loaded_once() -> None:
+            for text, prompt in zip(texts, prompts):
+                try:
+                    run(text, prompt)
+                except Exception:  # noqa: BLE001, S110
+                    pass
+
         outputs = {n: work / f"{family}.{n}.scan.parquet" for n in (1, 2)}
-        cpu: list[list[float]] = [[], [], []]
-        floor_s, one_s, two_s = timed([
+        cpu: list[list[float]] = [[], [], [], []]
+        floor_s, one_s, two_s, once_s = timed([
             counted(floor, cpu[0]),
             counted(lambda: run_scan(scan_job(file, family, outputs[1], 1)), cpu[1]),
             counted(lambda: run_scan(scan_job(file, family, outputs[2], 2)), cpu[2]),
+            counted(loaded_once, cpu[3]),
         ], args.repeat)
-        floor_cpu, one_cpu, two_cpu = (statistics.median(samples[1:]) for samples in cpu)  # [0]: the warm-up
+        floor_cpu, one_cpu, two_cpu, _ = (statistics.median(samples[1:]) for samples in cpu)  # [0]: the warm-up
         rows = len(texts)
         ratio, speedup = paired_ratio(floor_s, one_s), paired_ratio(one_s, two_s)
+        overhead = paired_ratio(once_s, one_s)
         table = pq.read_table(str(outputs[1]), columns=["seconds", "verdict"])
         p50, p95, p99 = percentiles(table.column("seconds").to_pylist())
         counts: dict[str, int] = {}
@@ -422,9 +441,10 @@ def bench(args: argparse.Namespace, data: Path, work: Path) -> int:
         idle = 2 * one_cpu / two_cpu  # the CPU of a 2-process scan spread on two cores, none of it waiting
         worst = {"ratio": min(worst["ratio"], ratio), "speedup": min(worst["speedup"], speedup), "idle": min(worst["idle"], idle)}
         load.append(os.getloadavg()[0])
-        print(f"| {family} | {conversion:.2f} | {rate(floor_s):,.0f} | {rate(one_s):,.0f} | {rate(two_s):,.0f} "
-              f"| {rate(two_s) / 2:,.0f} | {rows / floor_cpu:,.0f} / {rows / one_cpu:,.0f} / {rows / two_cpu:,.0f} "
-              f"| {ratio:.2f} | {speedup:.2f} | {idle:.2f} | {p50 * 1e6:.0f} / {p95 * 1e6:.0f} / {p99 * 1e6:.0f} "
+        print(f"| {family} | {conversion:.2f} | {rate(floor_s):,.0f} | {rate(once_s):,.0f} | {rate(one_s):,.0f} "
+              f"| {rate(two_s):,.0f} | {rate(two_s) / 2:,.0f} "
+              f"| {rows / floor_cpu:,.0f} / {rows / one_cpu:,.0f} / {rows / two_cpu:,.0f} "
+              f"| {ratio:.2f} | {overhead:.2f} | {speedup:.2f} | {idle:.2f} | {p50 * 1e6:.0f} / {p95 * 1e6:.0f} / {p99 * 1e6:.0f} "
               f"| {verdicts} |", flush=True)
     print(f"\n(rows/s: the median of {args.repeat} runs after a warm-up; ratios: the median of per-round ratios of wall "
           "time; rows per CPU-second: this process's and its workers' CPU time, which load from other processes "
