@@ -175,8 +175,10 @@ def test_every_planted_row_gets_its_verdict_and_nothing_else_fails(planted, tmp_
 
 def test_the_template_traps_dropped_text_and_a_stream_that_differs(tmp_path):
     """The two kinds the qwen3 template cannot show: text a template without an implicit field
-    throws away (gpt_oss), and a streamed parse that parts from the one-shot one (deepseek_v3_1's
-    call under 5.24, which raises when a chunk ends inside its header)."""
+    throws away (gpt_oss), and a streamed parse that parts from the one-shot one: a thinking
+    closer with an optional tail (``</think>(?:<answer>)?``, the defect the scan found in shipped
+    templates) commits without the tail when a chunk ends inside it, and ``<answer>`` leaks into
+    the content."""
     gpt = [{"text": "<|channel|>analysis<|message|>Easy.<|end|><|start|>assistant<|channel|>final<|message|>Hi!<|return|>"},
            {"text": "<|channel|>analysis<|message|>Easy.<|end|>some words the model wrote<|start|>assistant"
                     "<|channel|>final<|message|>Hi!<|return|>"}]
@@ -187,16 +189,26 @@ def test_the_template_traps_dropped_text_and_a_stream_that_differs(tmp_path):
     assert result.exit_code == 1, result.output
     assert verdicts(tmp_path / "g.parquet") == {0: ("parsed", ""), 1: ("suspect", "dropped")}
 
+    template = json.loads((ROOT / "schemas" / "qwen3.template.json").read_text(encoding="utf-8"))
+    template["fields"]["thinking"] = {"open_pattern": "^\\s*<think>", "close_pattern": "</think>(?:<answer>)?", "content": "text"}
+    parser = tmp_path / "answer_tail.template.json"
+    parser.write_text(json.dumps(template), encoding="utf-8")
+    rows = [{"text": "The capital is Paris.<|im_end|>", "prompt": PROMPT},
+            {"text": "<think>\nA thought.\n</think><answer>The answer is four.<|im_end|>", "prompt": PROMPT}]
+    data = write_jsonl(tmp_path / "tail.jsonl", rows)
+    for runtime in ("5.23", "5.24"):
+        args = [data, "--template", parser, "--runtime", runtime, "--prompt-column", "prompt", "-o", tmp_path / "d.parquet", "--force"]
+        assert cli(*args).exit_code == 0  # without streaming, both parse
+        assert cli(*args, "--chunkings", "4").exit_code == 1
+        table = pq.read_table(str(tmp_path / "d.parquet")).to_pydict()
+        assert list(zip(table["verdict"], table["kind"])) == [("parsed", ""), ("suspect", "stream_differs")]
+        assert 'got "<answer>The answer is four."' in table["detail"][1]
+    # the shipped deepseek_v3_1 template, which the scan found streaming wrong, now streams as it parses
     folder = ROOT / "sample_outputs/deepseek_v3_1"
-    samples = [load(folder / f"{case}.txt") for case in ("plain_answer", "reasoning", "tool_call")]
+    samples = [load(folder / f"{case}.txt") for case in ("plain_answer", "tool_call", "parallel_calls")]
     data = write_jsonl(tmp_path / "ds.jsonl", [{"text": s.text, "prompt": s.prompt()[0]} for s in samples])
-    args = [data, "--template", ROOT / "schemas/deepseek_v3_1.template.json", "--runtime", "5.24", "--prompt-column", "prompt",
-            "-o", tmp_path / "d.parquet"]
-    assert cli(*args).exit_code == 0  # without streaming, all parse
-    assert cli(*args, "--chunkings", "4", "--force").exit_code == 1
-    table = pq.read_table(str(tmp_path / "d.parquet")).to_pydict()
-    assert list(zip(table["verdict"], table["kind"])) == [("parsed", ""), ("parsed", ""), ("suspect", "stream_differs")]
-    assert "streamed raised" in table["detail"][2]
+    assert cli(data, "--template", ROOT / "schemas/deepseek_v3_1.template.json", "--runtime", "5.24", "--prompt-column",
+               "prompt", "--chunkings", "4", "-o", tmp_path / "ds.parquet").exit_code == 0
 
 
 def test_two_processes_and_ray_write_the_same_rows(planted, tmp_path):
