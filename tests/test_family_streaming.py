@@ -15,7 +15,7 @@ import pytest
 from families import TEMPLATE_SUFFIX
 from workbench.engine.template import parse_response
 from workbench.engine.template.chunked import closes
-from workbench.formats import RESPONSE_TEMPLATE
+from workbench.formats import format_of
 from workbench.samples import is_sample_file, load
 from workbench.scan.suspects import chunkings
 
@@ -34,7 +34,7 @@ def _case(path: Path):
 
 
 def _cuts(template, text):
-    return chunkings(text, RESPONSE_TEMPLATE.markers(template), RANDOM_CHUNKINGS, f"0:{text}")
+    return chunkings(text, format_of(template).markers(template), RANDOM_CHUNKINGS, f"0:{text}")
 
 
 def _ours(template, text, prompt, cuts, runtime):

@@ -59,9 +59,8 @@ import pytest
 
 from families import has_schema
 from oracle import RAISED, run_ours, same
-from workbench.engine.template import parse_response as template_parse
 from workbench.samples import expected_of, is_sample_file, load
-from workbench.formats import RESPONSE_SCHEMA, RESPONSE_TEMPLATE
+from workbench.formats import FORMATS
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-:/]*")
@@ -315,27 +314,21 @@ def _kind(variant: str) -> str:
     return re.split(r"[#@]", variant)[0]
 
 
-def _parse(fmt: str, parser: dict, text: str, prompt: str):
-    if fmt == RESPONSE_SCHEMA:
-        value = run_ours(text, parser)
-        return value, value is RAISED
+def _parse(fmt, parser: dict, text: str, prompt: str):
     try:
-        return template_parse(text, parser, prefix=prompt), False
-    except Exception:  # noqa: BLE001 - the template's own failure on this output
+        return fmt.parse(parser, text, prompt), False
+    except Exception as exc:  # noqa: BLE001 - the parser's own failure on this output; anything else is a bug
+        if fmt.failure(exc) is None:
+            raise
         return None, True
 
 
-def _suffix(fmt: str) -> str:
-    return ".json" if fmt == RESPONSE_SCHEMA else ".template.json"
-
-
-CASES = [(p, fmt) for p in SAMPLES for fmt in (RESPONSE_SCHEMA, RESPONSE_TEMPLATE)
-         if (ROOT / "schemas" / f"{p.parent.name}{_suffix(fmt)}").is_file()]
+CASES = [(p, fmt) for p in SAMPLES for fmt in FORMATS if (ROOT / "schemas" / f"{p.parent.name}{fmt.suffix}").is_file()]
 
 
 def family_markers(family: str, fmt: str) -> list[tuple[str, str]]:
     """The markers of the family's call samples (each pair once), for its plain samples."""
-    parser = json.loads((ROOT / "schemas" / f"{family}{_suffix(fmt)}").read_text(encoding="utf-8"))
+    parser = json.loads((ROOT / "schemas" / f"{family}{fmt.suffix}").read_text(encoding="utf-8"))
     out: dict[tuple[str, str], None] = {}
     for sample in SAMPLES:
         if sample.parent.name == family:
@@ -348,7 +341,7 @@ def family_markers(family: str, fmt: str) -> list[tuple[str, str]]:
 
 def silently_wrong(sample: Path, fmt: str) -> dict[str, list[str]]:
     """Each variant kind that goes wrong on ``sample`` with its family's parser, with what went wrong."""
-    parser = json.loads((ROOT / "schemas" / f"{sample.parent.name}{_suffix(fmt)}").read_text(encoding="utf-8"))
+    parser = json.loads((ROOT / "schemas" / f"{sample.parent.name}{fmt.suffix}").read_text(encoding="utf-8"))
     loaded = load(sample)
     prompt = loaded.prompt()[0]
     baseline, failed = _parse(fmt, parser, loaded.text, prompt)

@@ -16,7 +16,7 @@ from workbench.engine.markers import literal_markers
 from workbench.engine.spans import MISSING
 from workbench.engine.template import parse_response, trace_response
 from workbench.engine.template.traps import DROPPED, OVERWRITTEN, parse_with_traps
-from workbench.formats import RESPONSE_SCHEMA, RESPONSE_TEMPLATE
+from workbench.formats import FORMATS
 from workbench.samples import is_sample_file, load
 from workbench.scan.suspects import chunkings
 
@@ -86,7 +86,7 @@ def test_the_extra_outputs_do_fall_into_traps():
     ("minimax_m2", "<minimax:tool_call>"),
 ])
 def test_each_family_says_its_call_markers(family, marker):
-    for fmt in (RESPONSE_SCHEMA, RESPONSE_TEMPLATE):
+    for fmt in FORMATS:
         path = ROOT / "schemas" / f"{family}{fmt.suffix}"
         found = fmt.markers(json.loads(path.read_text(encoding="utf-8")))
         assert marker in found, (fmt.name, found)

@@ -66,7 +66,7 @@ def scan(
         num_proc=num_proc, engine=engine, ray_address=ray_address, use_cache=not no_cache, force=force,
     )
     try:
-        with _progress() as progress:
+        with _Progress() as progress:
             done = run_scan(job, progress)
     except InputError as exc:
         raise stop(f"error: {exc}", UNUSABLE)
@@ -98,7 +98,7 @@ def _show(done, lines) -> None:
         emit_line(f"to open the failing rows in the TUI: workbench open --scan {shlex.quote(str(done.output))}")
 
 
-class _progress:
+class _Progress:
     """A rich progress bar on stderr (rows, rows/s, time left) while the scan runs; nothing when
     stderr is not a terminal."""
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .local import BATCH
-from .source import BUILDERS, missing_extra
+from .source import data_files, is_saved, missing_extra
 
 
 class ArrowRows:
@@ -30,23 +30,18 @@ class ArrowRows:
 
 
 def read(data: str, dataset: Any) -> Any:
+    """DATA's files read by Ray itself (the files ``open_dataset`` read, in its order), or the
+    dataset ``datasets`` opened when DATA is no set of files (a saved dataset, a Hub id)."""
     import ray.data
 
-    path = Path(data)
-    files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in BUILDERS) if path.is_dir() else [path]
-    kinds = {BUILDERS.get(p.suffix) for p in files}
-    if path.exists() and len(kinds) == 1 and None not in kinds and not _saved(path):
-        kind, paths = kinds.pop(), [str(p) for p in files]
-        if kind == "parquet":
-            return ray.data.read_parquet(paths)
-        if kind == "csv":
-            return ray.data.read_csv(paths)
-        return ray.data.read_json(paths, lines=all(p.endswith(".jsonl") for p in paths))
-    return ray.data.from_huggingface(dataset)
-
-
-def _saved(path: Path) -> bool:
-    return path.is_dir() and any((path / n).is_file() for n in ("dataset_info.json", "state.json", "dataset_dict.json"))
+    if is_saved(Path(data)) or not Path(data).exists():
+        return ray.data.from_huggingface(dataset)
+    kind, paths = data_files(data)
+    if kind == "parquet":
+        return ray.data.read_parquet(paths)
+    if kind == "csv":
+        return ray.data.read_csv(paths)
+    return ray.data.read_json(paths, lines=all(p.endswith(".jsonl") for p in paths))
 
 
 def run(data: str, dataset: Any, scanner: Any, columns: list[str], *, address: str | None, num_cpus: int | None,

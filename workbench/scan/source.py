@@ -32,22 +32,11 @@ def open_dataset(data: str, split: str | None = None) -> Any:
     if not path.exists() and (path.suffix in BUILDERS or data.startswith((".", "/", "~")) or data.endswith("/")):
         raise InputError(f"{data}: no such file or folder")
     try:
-        if path.is_dir() and any((path / name).is_file() for name in _SAVED):
+        if is_saved(path):
             loaded = datasets.load_from_disk(str(path))
-        elif path.is_dir():
-            files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in BUILDERS)
-            kinds = {BUILDERS[p.suffix] for p in files}
-            if not files:
-                raise InputError(f"{data}: no .jsonl, .json, .parquet or .csv files in this folder, and no saved dataset")
-            if len(kinds) > 1:
-                raise InputError(f"{data}: the folder mixes {' and '.join(sorted(kinds))} files; scan one kind at a time")
-            loaded = _files(datasets, kinds.pop(), [str(p) for p in files])
-        elif path.is_file():
-            if path.suffix not in BUILDERS:
-                raise InputError(f"{data}: not a .jsonl, .json, .parquet or .csv file")
-            loaded = datasets.load_dataset(BUILDERS[path.suffix], data_files=str(path), split="train")
         elif path.exists():
-            raise InputError(f"{data}: not a file or a folder")
+            kind, files = data_files(data)
+            loaded = _files(datasets, kind, files)
         else:
             loaded = datasets.load_dataset(data, split=split or "train")
     except InputError:
@@ -65,6 +54,30 @@ def open_dataset(data: str, split: str | None = None) -> Any:
             raise InputError(f"{data}: holds the splits {', '.join(names)}; choose one with --split")
         loaded = loaded[chosen]
     return loaded
+
+
+def is_saved(path: Path) -> bool:
+    """A folder ``datasets.save_to_disk`` wrote."""
+    return path.is_dir() and any((path / name).is_file() for name in _SAVED)
+
+
+def data_files(data: str) -> tuple[str, list[str]]:
+    """The kind (a ``datasets`` builder: json, parquet, csv) and the files of a file or a folder
+    of them, in the order both engines read them."""
+    path = Path(data)
+    if path.is_file():
+        if path.suffix not in BUILDERS:
+            raise InputError(f"{data}: not a .jsonl, .json, .parquet or .csv file")
+        return BUILDERS[path.suffix], [str(path)]
+    if not path.is_dir():
+        raise InputError(f"{data}: not a file or a folder")
+    files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in BUILDERS)
+    kinds = {BUILDERS[p.suffix] for p in files}
+    if not files:
+        raise InputError(f"{data}: no .jsonl, .json, .parquet or .csv files in this folder, and no saved dataset")
+    if len(kinds) > 1:
+        raise InputError(f"{data}: the folder mixes {' and '.join(sorted(kinds))} files; scan one kind at a time")
+    return kinds.pop(), [str(p) for p in files]
 
 
 def _files(datasets: Any, kind: str, files: list[str]) -> Any:

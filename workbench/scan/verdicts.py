@@ -17,6 +17,5 @@ EMPTY_MESSAGE = "empty_message"  # nothing parsed out of an output that is not e
 UNKNOWN_TOOL = "unknown_tool"  # a call to a tool the row's tools do not have (--tools-column)
 ARGUMENTS_OFF_SCHEMA = "arguments_off_schema"  # arguments its tool's JSON schema refuses
 STREAM_DIFFERS = "stream_differs"  # a streamed parse parts from the one-shot one (--chunkings)
-KINDS = (MARKER_LEFT, DROPPED, OVERWRITTEN, EMPTY_MESSAGE, UNKNOWN_TOOL, ARGUMENTS_OFF_SCHEMA, STREAM_DIFFERS)
 
 FAILING = (RAISED, TIMEOUT, DIFFERS, SUSPECT)
