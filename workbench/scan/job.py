@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from ..files import InputError, atomic_write, check_outputs, dump_json, read_text
 from . import results, source
-from .row import ROW, Columns, Options, RowScanner
+from .row import ROW, Columns, Options, RowScanner, UnusableParser
 from .summary import Summary
 
 LOCAL, RAY = "local", "ray"
@@ -62,9 +62,9 @@ def run_scan(job: ScanJob, progress: Callable[[int, int], None] | None = None) -
     compare_text = read_text(job.compare, "parser") if job.compare is not None else None
     scanner = RowScanner(parser_text, job.columns, job.options, compare_text)
     try:
-        scanner._parsers()  # a parser that cannot run is said before any row is read
-    except ValueError as exc:
-        raise InputError(f"{job.compare if scanner._loaded else job.parser}: {exc}") from None
+        scanner.load()  # a parser that cannot run is said before any row is read
+    except UnusableParser as exc:
+        raise InputError(f"{job.compare if exc.which else job.parser}: {exc}") from None
     out = job.output_path()
     check_outputs([out] + ([job.summary_json] if job.summary_json else []), [job.parser], job.force)
     dataset = source.open_dataset(job.data, job.split)

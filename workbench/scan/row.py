@@ -41,6 +41,14 @@ class Options:
     seed: int = 0
 
 
+class UnusableParser(ValueError):
+    """A parser the scan cannot run: ``which`` is 0 for the parser, 1 for the one compared."""
+
+    def __init__(self, which: int, message: str) -> None:
+        super().__init__(message)
+        self.which = which
+
+
 @dataclass
 class _Loaded:
     fmt: Any
@@ -66,13 +74,19 @@ class RowScanner:
         state["_loaded"] = []  # the compiled parsers stay behind: each process loads its own
         return state
 
-    def _parsers(self) -> list[_Loaded]:
+    def load(self) -> list[_Loaded]:
+        """The parsers, compiled once per process; ``UnusableParser`` saying which cannot run."""
         if not self._loaded:
-            for text in filter(None, (self.parser_text, self.compare_text)):
-                value = json.loads(text)
-                fmt = format_of(value)
-                release = fmt.release(fmt.runtime_of(value, self.options.runtime))
-                self._loaded.append(_Loaded(fmt, value, release, fmt.scan_runner(value, release), fmt.markers(value)))
+            for which, text in enumerate(filter(None, (self.parser_text, self.compare_text))):
+                try:
+                    value = json.loads(text)
+                    fmt = format_of(value)
+                    release = fmt.release(fmt.runtime_of(value, self.options.runtime))
+                    loaded = _Loaded(fmt, value, release, fmt.scan_runner(value, release), fmt.markers(value))
+                except ValueError as exc:
+                    self._loaded.clear()
+                    raise UnusableParser(which, str(exc)) from None
+                self._loaded.append(loaded)
         return self._loaded
 
     def __call__(self, batch: Any, first: int | None = None) -> dict[str, list]:
@@ -101,7 +115,7 @@ class RowScanner:
     def row(self, text: Any, *, prompt: Any = None, tools: Any = None, expected: Any = None) -> dict:
         """One row's result columns (a pure function of the row: the streaming check's random
         chunkings are seeded by the text, so every engine cuts a row alike)."""
-        loaded = self._parsers()
+        loaded = self.load()
         prompt = prompt if isinstance(prompt, str) else ""
         try:
             tools = _json_value(tools)
