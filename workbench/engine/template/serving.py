@@ -92,7 +92,9 @@ def vllm_problems(template: Any, releases: Any = None) -> list[Problem]:
                 f"{_field(name)}/transform", REFUSED, f"vLLM streams {name} as it is written: no transform"))
         if spec.get("join") is not None:
             refused.append(Problem(
-                f"{_field(name)}/join", REFUSED, f"vLLM streams {name} as it is written: no join"))
+                f"{_field(name)}/join", REFUSED,
+                f"vLLM streams {name} as it is written: no join (vLLM keeps every segment itself, untrimmed; "
+                "serve a copy without join and repeats, docs/join-rule.md)"))
     return refused + _notes(fields) + _newer_parsing(releases or template_releases(template))
 
 

@@ -90,6 +90,10 @@ class ResponseParser:
         self._body: list[str] = []  # the region's text so far, joined when it closes (appending
         #                           to a str would copy it on every chunk of a long region)
         self._opened = False  # explicit regions open at their opener, the implicit one at its first text
+        # A `join` field's pieces, joined once when the parse ends: the runtime concatenates the
+        # string on every region (previous + join + value), which copies it each time and costs
+        # regions x length; the joined value is the same.
+        self._pieces: dict[str, list[str]] = {}
         self._finalized = False
         self.initial_events: list[dict] = []
         # Where the generation's region state starts: the prefix tail after the last anchor, or the
@@ -126,6 +130,8 @@ class ResponseParser:
             raise RuntimeError("ResponseParser already finalized")
         events: list[dict] = []
         self._run(events, final=True)
+        for name, pieces in self._pieces.items():
+            self._output[name] = self.template.fields[name].join.join(pieces)
         if self._recorder is not None:
             self._recorder.finishing(self._output)
         missing = [name for name, field in self.template.fields.items() if not field.optional and name not in self._output]
@@ -267,8 +273,15 @@ class ResponseParser:
                     raise ValueError(
                         f"Field '{field.name}': 'join' requires each match to parse to a string, got {type(value).__name__}."
                     )
-                previous = self._output.get(name)
-                self._output[name] = value if previous is None else previous + field.join + value
+                pieces = self._pieces.get(name)
+                if pieces is not None:
+                    pieces.append(value)
+                else:
+                    previous = self._output.get(name)
+                    if previous is not None and not isinstance(previous, str):
+                        previous + field.join + value  # the runtime's TypeError for a default that is no string
+                    self._pieces[name] = [value] if previous is None else [previous, value]
+                    self._output[name] = value if previous is None else previous + field.join + value
             elif field.repeats:
                 self._output.setdefault(name, []).append(value)
             else:
