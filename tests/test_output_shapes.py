@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, reject, settings
 
-from grammars import Unexpressible, grammars, render
+from grammars import Call, Shape, Text, Unexpressible, grammars, render
 from output_shapes import FEATURES, cuts, features_of, findings, shape_from_json, shape_json, shapes
 from workbench.formats import FORMATS
 
@@ -127,3 +127,61 @@ def test_each_entry_of_the_open_list_still_goes_wrong(key, feature):
     text = rendered.output if cut is None else rendered.output[:cut]
     got, raised = _parse(fmt, _parser(family, fmt), text, rendered.prompt)
     assert findings(grammar, rendered, got, raised, cut, marked), f"no longer goes wrong: remove {feature!r} of {key!r} from {OPEN_FILE.name}"
+
+
+# ----- a sentence after each call, in every family -------------------------------------------------
+
+WEATHER = Call("get_weather", {"city": "Paris"})
+TIME = Call("get_time", {"tz": "Europe/Paris"})
+
+
+def sentence_shapes(grammar) -> list[tuple[str, Shape]]:
+    """(name, shape): a sentence before the calls and one after each of two calls, with and without
+    reasoning; where the format has a call section, the second sentence inside it."""
+    before = () if grammar.calls_first else (Text("Let me check the weather first."),)
+    items = (*before, WEATHER, Text("And the time as well."), TIME, Text("Both are in."))
+    out = [("after_each_call", Shape(None, False, items, ("",) + ("\n",) * len(items)))]
+    if grammar.think is not None:
+        out.append(("with_reasoning", Shape("Two lookups.", False, items, ("\n\n",) + ("\n",) * len(items) + ("",))))
+    if grammar.text_in_section:
+        inside = (*before, WEATHER, Text("And the time as well.", in_section=True), TIME, Text("Both are in."))
+        out.append(("inside_the_section", Shape(None, False, inside, ("",) + ("\n",) * len(inside))))
+    return out
+
+
+SENTENCE_CASES = [(family, fmt, name, shape) for family, fmt in CASES
+                  for name, shape in sentence_shapes(GRAMMARS[family])]
+
+
+@pytest.mark.parametrize("family, fmt, name, shape", SENTENCE_CASES,
+                         ids=[f"{f}-{fmt}-{n}" for f, fmt, n, _ in SENTENCE_CASES])
+def test_a_sentence_after_each_call_comes_back(family, fmt, name, shape):
+    """The issue's shape in every family: text, call, text, call, text (and the reasoning before);
+    both formats give every sentence, joined by the join rule, and both calls."""
+    off = set(ENTRIES.get(_key(family, fmt), {})) & features_of(shape, GRAMMARS[family])
+    if off:
+        pytest.skip(f"{sorted(off)} in the open list: {OPEN_FILE.name}")
+    assert check(family, fmt, shape, cut_every=False) == []
+
+
+ISSUE_EXAMPLE = """<think>
+Two lookups.
+</think>
+
+Let me check the weather first.
+<tool_call>
+{"name": "get_weather", "arguments": {"city": "Paris"}}
+</tool_call>
+And the time as well.
+<tool_call>
+{"name": "get_time", "arguments": {"tz": "Europe/Paris"}}
+</tool_call>
+"""
+
+
+@pytest.mark.parametrize("fmt", FORMATS, ids=str)
+def test_the_two_sentences_of_issue_32_both_come_back(fmt):
+    message = fmt.parse(_parser("qwen3", fmt), ISSUE_EXAMPLE, GRAMMARS["qwen3"].prompt)
+    assert message["thinking"] == "Two lookups."
+    assert message["content"] == "Let me check the weather first.\n\nAnd the time as well."
+    assert [c["function"]["name"] for c in message["tool_calls"]] == ["get_weather", "get_time"]
