@@ -65,7 +65,7 @@ async def test_a_template_opens_with_its_regions_coloured_and_the_prompt_shown(t
         assert main.editor.border_title.startswith("Template · qwen3.template.json")
         assert main.prompt_editor.display and main.query_one("#releases").display
         assert "5.13 and later" in str(main.query_one("#releases").render())
-        assert "vLLM 0.33 can serve it" in str(main.query_one("#releases").render())
+        assert "vLLM 0.33 refuses it" in str(main.query_one("#releases").render())  # its content joins (docs/join-rule.md)
         text = main.raw.text
         runs = main.raw._runs
         first, second = text.index("<tool_call>"), text.rindex("<tool_call>")
@@ -147,12 +147,12 @@ async def test_tree_raw_prompt_and_editor_are_linked(tdir):
         # The editor cursor in a field lights its regions; on its closer key, only the closers.
         move_to(main.editor, '"content": {', after=False)
         await pilot.pause()
-        assert [text[s:e] for s, e in main.raw.selected][0].startswith("\n\nYes")
+        assert [text[s:e] for s, e in main.raw.selected][0].startswith("Yes")  # the whitespace after </think> is its closer's
         assert "/fields/content: 1 region" in status(app)
-        move_to(main.editor, '"close": "</think>"', after=False)
+        move_to(main.editor, '"close_pattern": "</think>', after=False)
         await pilot.pause()
-        assert [text[s:e] for s, e in main.raw.selected] == ["</think>"]
-        assert "/fields/thinking close: 1 closer" in status(app)
+        assert [text[s:e] for s, e in main.raw.selected] == ["</think>\n\n"]
+        assert "/fields/thinking close_pattern: 1 closer" in status(app)
         # The start anchor lights its match in the prompt.
         move_to(main.editor, '"start_anchor"', after=True)
         await pilot.pause()

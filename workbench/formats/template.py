@@ -411,7 +411,8 @@ def template_problems(template: Any, tools: Any = None, runtime: Any = None) -> 
     releases = template_releases(template)
     if tools is not None:
         releases.narrowings.append(tools_narrowing())
-    for narrowing in releases.narrowings:
+    loads = not problems or problems[0].severity != ERROR
+    for narrowing in releases.narrowings if loads else ():  # which releases give "this result": none, it fails
         problems.append(Problem("" if narrowing.pointer == "tools=" else narrowing.pointer, NOTE, narrowing.why))
     for pointer, why in releases.notes:
         problems.append(Problem(pointer, WARNING, why))

@@ -76,6 +76,22 @@ class Risk:
         return what
 
 
+def _tail_loops(items: list) -> set[int]:
+    """The ids of the quantifiers' arguments that end the pattern: nothing can follow them."""
+    found: set[int] = set()
+    if not items:
+        return found
+    op, av = items[-1]
+    if op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT) or op is getattr(_sre, "POSSESSIVE_REPEAT", None):
+        found.add(id(av))
+    elif op is _sre.SUBPATTERN:
+        found |= _tail_loops(list(av[-1]))
+    elif op is _sre.BRANCH:
+        for branch in av[1]:
+            found |= _tail_loops(list(branch))
+    return found
+
+
 @functools.lru_cache(maxsize=2048)  # validate runs on every keystroke; most patterns are unchanged
 def risks(pattern: str, flags: int = re.DOTALL) -> tuple[Risk, ...]:
     """Every loop in ``pattern`` that can backtrack exponentially; ``()`` if re rejects it.
@@ -95,7 +111,11 @@ def risks(pattern: str, flags: int = re.DOTALL) -> tuple[Risk, ...]:
         return (Risk("", None, "unchecked", None, steps=_BUILD_BUDGET),)
     except RecursionError:
         return (Risk("", None, "unchecked", None),)
-    loops = automaton.ambiguous_loops()
+    # A loop the whole pattern ends with is never backtracked into: an iteration that fails (an
+    # assertion inside it, ``$``) gives way to the iterations already matched, and nothing after
+    # them can fail. (The automaton's own test, below, counts a pending assertion as "can fail".)
+    tail = _tail_loops(list(parsed))
+    loops = [repeat for repeat in automaton.ambiguous_loops() if id(repeat.node[1]) not in tail]
     stopped = (Risk("", None, "unchecked", None, steps=_SEARCH_BUDGET),) if automaton.stopped else ()
     # Two loops sharing a run is polynomial, not exponential, but under search (every start
     # position) still hangs for seconds at a few thousand characters once what follows fails.
