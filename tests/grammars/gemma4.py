@@ -8,7 +8,7 @@ import re
 from grammars import Call, Grammar, Unexpressible
 
 QUOTE = '<|"|>'
-KEY = re.compile(r"\w+", re.ASCII)
+KEY = re.compile(r"\w+")
 
 
 def value(v, quote: str = QUOTE) -> str:
