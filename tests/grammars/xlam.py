@@ -3,9 +3,9 @@
 ```json fence, after `[TOOL_CALLS]` (to the end of its line) or in <tool_call> … </tool_call>;
 the parsers bring every spelling to the last one. A grammar has one call section, so the property
 writes the spelling that can stand anywhere between text segments, `<tool_call>[…]</tool_call>`
-(tool_call_tag); the bare, fenced and `[TOOL_CALLS]` spellings are proven by the family's samples
-and by tests/test_output_shapes.py's sentence cases through the same substitutions. <|eot_id|>
-(the Llama-based models; the Qwen-based ones end with <|im_end|>)."""
+(tool_call_tag), with several calls in one array; the bare, fenced and `[TOOL_CALLS]` spellings
+are proven by the family's samples (fenced_call, tool_call, tool_calls_marker, think_then_call).
+<|eot_id|> (the Llama-based models; the Qwen-based ones end with <|im_end|>)."""
 
 from grammars import Call, Grammar, json_text
 
