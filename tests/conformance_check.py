@@ -23,8 +23,10 @@ SCHEMA, TEMPLATE = "response_schema", "response_template"
 SUFFIX = {SCHEMA: ".json", TEMPLATE: ".template.json"}
 MARKERS = ("decision", "open")
 CASE_KEYS = {"id", "source", "family", "output", "prompt", "expected", "compare", "checks", "formats", *MARKERS}
-# What a peer's test asserts: all three by default; "tool_call_names" compares only the calls' names.
-CHECKS = ("content", "reasoning", "tool_calls", "tool_call_names")
+# What a peer's test asserts: all three by default; "tool_call_names" compares only the calls' names;
+# "content_contains" only that the content holds each string of the list `expected.content` (a
+# peer's assertIn).
+CHECKS = ("content", "reasoning", "tool_calls", "tool_call_names", "content_contains")
 DEFAULT_CHECKS = ("content", "reasoning", "tool_calls")
 
 
@@ -144,7 +146,14 @@ def outcome(case: Case, fmt: str) -> tuple[bool, dict | str]:
     want = expected_view(case)
     got = consumer_view(run(case, fmt), case.data.get("compare") == "stripped", ["id" in c for c in want["tool_calls"]])
     checks = case.data.get("checks", DEFAULT_CHECKS)
-    return checked(got, checks) == checked(want, checks), got
+    got_checked, want_checked = checked(got, checks), checked(want, checks)
+    if "content_contains" in checks:
+        pieces = case.data["expected"]["content"]
+        want_checked["content_contains"] = pieces
+        if isinstance(got_checked, dict):
+            content = got["content"]
+            got_checked["content_contains"] = [p for p in pieces if isinstance(content, str) and p in content]
+    return got_checked == want_checked, got
 
 
 def differing_formats(case: Case) -> list[str]:

@@ -39,7 +39,9 @@ WORDS = ("Let", "me", "check", "the", "weather", "first.", "And", "time", "as", 
          "results", "are", "in", "I'll", "look", "up", "both", "it", "is", "42", "here", "a", "list")
 MARKDOWN = ("**bold**", "# Heading", "\n- item one\n- item two\n", "1. first", "> quoted", "`code`", "_em_")
 FENCES = ("```python\nprint('hi')\n```", "```\nplain block\n```", '```json\n{"a": 1}\n```')
-BRACES = ('{"name": "x", "arguments": {}}', "{a: 1}", "[1, 2]", "}", "{", '"quoted"')
+# JSON-looking text that is no call in any family (a ``{"name": …, "arguments": …}`` object is a
+# call in several, so it is not prose the property could hold them to)
+BRACES = ('{"key": "x", "list": []}', "{a: 1}", "[1, 2]", "}", "{", '"quoted"')
 UNICODE = ("café", "東京", "🙂", "Ω≈ç", "naïve", "—", "Zürich", "مرحبا")
 NAMES = ("get_weather", "get_time", "search", "convert_units", "read_file", "run_query", "now", "send_email")
 KEYS = ("city", "query", "max_results", "options", "path", "tz", "value", "units", "tags", "flag")

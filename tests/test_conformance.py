@@ -42,6 +42,11 @@ def test_every_case_is_well_formed():
             assert set(call) <= {"name", "arguments", "id"} and isinstance(call["name"], str) and isinstance(call["arguments"], dict), case.id
         assert data.get("compare", "exact") in ("exact", "stripped"), case.id
         assert set(data.get("checks", DEFAULT_CHECKS)) <= set(CHECKS) and data.get("checks", DEFAULT_CHECKS), case.id
+        if "content_contains" in data.get("checks", ()):
+            pieces = data["expected"].get("content")
+            assert "content" not in data["checks"] and isinstance(pieces, list) and pieces and all(isinstance(p, str) and p for p in pieces), case.id
+        else:
+            assert isinstance(data["expected"].get("content", ""), str), case.id
         assert not ("decision" in data and "open" in data), case.id
         if "formats" in data:
             assert case.marker is not None and set(data["formats"]) <= set(formats_of(case.family)) and data["formats"], case.id

@@ -118,6 +118,27 @@ def test_the_runtimes_read_the_drafts_as_the_workbench_does(chat, newest_oracle)
         assert same(run_oracle(r["output"], report["schema"]), expected), r["probe"]
 
 
+@pytest.mark.parametrize("chat", ["qwen3", "hermes", "glm45", "qwen3_coder", "kimi_k2"])
+def test_a_draft_gives_back_the_text_before_between_and_after_the_calls(chat, newest_oracle):
+    """Both drafted parsers follow the join rule (docs/join-rule.md), as transformers reads them:
+    a sentence before the probe's two calls and one after them come back joined by a blank line."""
+    report = json.loads(run("--chat-template", CHAT / f"{chat}.jinja", "--json").stdout)
+    template, schema = report["template"], report["schema"]
+    assert template["fields"]["content"]["join"] == "\n\n"
+    found = draft((CHAT / f"{chat}.jinja").read_text(encoding="utf-8"))
+    probe = next(r for r in report["roundtrip"] if r["output"] and len((r["parsed"] or {}).get("tool_calls") or []) == 2)
+    output = probe["output"]
+    opener = (found.call["section_open"] or found.call["open"]).strip()
+    calls = output[output.index(opener):]
+    calls = calls[: calls.index(found.end)] if found.end and found.end in calls else calls
+    text = "Let me check.\n" + calls.strip() + "\nBoth are in." + found.end
+    got = newest_oracle.parse(text, template, prefix="")
+    assert got[0] == "value" and got[1].get("content") == "Let me check.\n\nBoth are in.", (text, got)
+    assert len(got[1]["tool_calls"]) == 2
+    message = run_oracle(text, schema)
+    assert message["content"] == "Let me check.\n\nBoth are in." and len(message["tool_calls"]) == 2, (text, message)
+
+
 def test_what_the_analysis_finds_in_a_thinking_chatml_format():
     found = draft((CHAT / "qwen3.jinja").read_text(encoding="utf-8"))
     assert found.start_anchor == "<|im_start|>assistant\n"
@@ -264,7 +285,7 @@ def test_a_bare_template_using_special_tokens_is_drafted_with_defaults():
     result = run("--chat-template", SHAPES / "bare_tokens.jinja", "--json")
     report = json.loads(result.stdout)
     assert result.exit_code == 0 and any("default special tokens" in f for f in report["findings"])
-    assert report["template"]["fields"]["content"]["close_pattern"].startswith(r"<\|im_end\|></s>")
+    assert report["template"]["fields"]["content"]["close_pattern"].removeprefix(r"^\s+|").startswith(r"<\|im_end\|></s>")
 
 
 def test_at_least_twenty_test_chat_templates_are_drafted():

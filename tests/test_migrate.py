@@ -249,12 +249,40 @@ def test_a_required_closer_after_an_opener_that_can_be_empty_is_looked_ahead_for
     assert spec["open_pattern"] == r"^\s*(?:<think>\s*)?(?=.*?</think>)"
 
 
-def test_no_join_and_no_dotted_placeholders_are_ever_written():
+def test_join_only_where_the_schema_joins_and_no_dotted_placeholders_are_ever_written():
+    """A template from a schema reads on 5.13+ unless the schema joins its content's segments (the
+    join rule, docs/join-rule.md): then, and only on that field, it joins them (5.16+)."""
     for schema_file in _shipped_schemas():
-        template = migrate(json.loads(schema_file.read_text(encoding="utf-8")), ANCHOR).template
-        text = json.dumps(template)
-        assert '"join"' not in text
+        schema = json.loads(schema_file.read_text(encoding="utf-8"))
+        template = migrate(schema, ANCHOR).template
+        joined = [name for name, spec in template["fields"].items() if "join" in spec]
+        joins = [name for name, node in schema.get("properties", {}).items()
+                 if any(r == "\n\n" for _, r in node.get("x-regex-substitutions", []))]
+        assert set(joined) <= set(joins), schema_file
+        assert all(template["fields"][name] == {**template["fields"][name], "repeats": True, "join": "\n\n"} for name in joined)
         assert not any("." in name for name in _placeholders(template)), schema_file
+
+
+SMOLLM_JOINED = json.loads(json.dumps(SMOLLM))
+SMOLLM_JOINED["properties"]["content"] = {
+    "type": "string",
+    "x-regex-substitutions": [
+        [r"^(?:\s*<think>.*?(?:</think>|$))", ""],
+        [r"(?<!\s)\s*(?:<tool_call>.*?(?:</tool_call>|$)\s*)+", "\n\n"],
+    ],
+    "x-regex": r"^\s*((?:.*?\S)??)\s*(?:<\|im_end\|>|$)",
+}
+
+
+@pytest.mark.parametrize("text", SMOLLM_OUTPUTS + [
+    'Let me check the weather first.\n<tool_call>\n{"name": "a", "arguments": {}}\n</tool_call>\nAnd the time as well.\n'
+    '<tool_call>\n{"name": "b", "arguments": {}}\n</tool_call>\nBoth are in.<|im_end|>',
+])
+def test_a_schema_that_joins_its_segments_becomes_a_template_that_joins_them(text):
+    migration = migrate(SMOLLM_JOINED, ANCHOR)
+    assert migration.template["fields"]["content"]["join"] == "\n\n"
+    assert "/properties/content/x-regex-substitutions" not in paths(migration)
+    assert compare_sample("case", text, SMOLLM_JOINED, migration.template, "").agrees
 
 
 def _placeholders(value):

@@ -95,6 +95,27 @@ def test_every_shipped_template_gets_the_verdict_vllm_gives(vllm_oracle):
         assert (verdict == "vLLM 0.33 can serve it") == answer["ok"], (path.name, verdict, answer)
 
 
+def test_every_shipped_template_is_served_once_its_content_no_longer_joins(vllm_oracle):
+    """vLLM refuses `join` on content and keeps every segment itself (docs/join-rule.md): a shipped
+    template with `repeats` and `join` taken off its content is served (but the pythonic families,
+    whose python-call-list vLLM 0.33 does not know), and validate names the key to take off."""
+    from families import needs_5_24
+
+    stripped = []
+    for path in SHIPPED:
+        template = json.loads(path.read_text(encoding="utf-8"))
+        content = template["fields"].get("content", {})
+        if "join" in content:
+            assert any(p.path == "/fields/content/join" for p in refusals(template)), path.name
+        for key in ("repeats", "join"):
+            content.pop(key, None)
+        stripped.append(template)
+    for path, template, answer in zip(SHIPPED, stripped, vllm_oracle.serve(stripped)):
+        served = vllm_verdict(template) == "vLLM 0.33 can serve it"
+        assert served == answer["ok"], (path.name, answer)
+        assert served or needs_5_24(path.name.removesuffix(".template.json")), (path.name, answer)
+
+
 def test_variants_of_the_shipped_templates_agree_with_vllm(vllm_oracle):
     """Each shipped template with one rule broken: refused by both, for the same first reason."""
     edits = [

@@ -666,6 +666,20 @@ CASES: dict[str, tuple] = {
         None,
         {"x": "d|a"},
     ),
+    "join-string-default-then-many-pieces": (
+        tpl({"x": {"open": "<x>", "close": "</x>", "repeats": True, "join": "|"}}, defaults={"x": "d"}),
+        "<x>a</x>b<x></x><x>c</x>",
+        "",
+        None,
+        {"x": "d|a||c"},
+    ),
+    "join-list-default": (
+        tpl({"x": {"open": "<x>", "close": "</x>", "repeats": True, "join": "|"}}, defaults={"x": ["d"]}),
+        "<x>a</x>",
+        "",
+        None,
+        Raises(TypeError, 'can only concatenate list (not "str") to list'),
+    ),
     "join-non-string": (
         one(repeats=True, join="", content="int"),
         "<x>1</x>",

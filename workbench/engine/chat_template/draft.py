@@ -35,7 +35,9 @@ NEWEST_RUNTIME = "5.24"  # the release a draft targets unless told (``runtime``)
 PYTHON_CALL_LIST_SINCE = (5, 24)  # the first release with the ``python-call-list`` content parser
 NAMES = ("qz_first_tool", "qz_second_tool")
 ARGS = {"qzkey": "qzvalue"}
-CLOSE_GROUPS_SINCE = (5, 24)  # the first release whose transform sees close_pattern's named groups
+CLOSE_GROUPS_SINCE = (5, 24)
+JOIN_SINCE = (5, 16)  # the first release with a field's ``join``: the text segments around calls are joined
+JOIN = "\n\n"  # the join rule's separator (docs/join-rule.md)  # the first release whose transform sees close_pattern's named groups
 TYPED_VALUE = 4242  # the same argument as a number, for formats that mark a value's type
 
 
@@ -165,7 +167,7 @@ def draft(template: str | ChatRenderer, *, special_tokens: dict[str, str] | None
     _content_beside_calls(render, result)
     for convention in used:
         result.findings.append(f"the template renders only with {CONVENTIONS[convention]}: drafted from renders in that shape")
-    result.template = _template(result)
+    result.template = _template(result, target)
     result.schema = _schema(result)
     return result
 
@@ -557,7 +559,7 @@ def _tag_pattern(d: Draft) -> str:
             + r"(?P<value>(?:.*?\S)??)\s*" + _lit(d.call["value_close"]))
 
 
-def _template(d: Draft) -> dict:
+def _template(d: Draft, target: tuple[int, int] = release(None)) -> dict:
     fields: dict[str, Any] = {}
     if d.reasoning is not None:
         opener = _lit(d.reasoning[0])
@@ -611,8 +613,17 @@ def _template(d: Draft) -> dict:
         content["open_pattern"] = _content_openers(d)
         d.guesses.append(f"the answer has its own opener {d.content_open!r}: text outside every region is not kept")
     closers = [_spaced(closer) for closer in _content_closers(d)]
+    if not d.content_open and target >= JOIN_SINCE:
+        # every closer eats the whitespace after it; this takes the whitespace at the very start,
+        # so no segment of whitespace alone is joined as an extra blank line (docs/join-rule.md)
+        closers.insert(0, r"^\s+")
     if closers:
         content["close_pattern"] = "|".join(closers)
+    if target >= JOIN_SINCE:
+        content.update(repeats=True, join=JOIN)
+    elif d.call is not None or d.python_list is not None:
+        d.guesses.append(f"text after a call replaces the text before it: joining the segments needs transformers "
+                         f"{'.'.join(map(str, JOIN_SINCE))} (join)")
     fields["content"] = content
     return {"version": 1, "defaults": {"role": "assistant"}, "start_anchor": d.start_anchor, "fields": fields}
 
@@ -657,6 +668,20 @@ def _schema(d: Draft) -> dict:
         props["content"] = {"type": "string", "x-regex": _spaced(_content_openers(d)) + lazy + "(?:" + "|".join(stops + ["$"]) + ")"}
     else:
         props["content"] = {"type": "string", "x-regex": rf"^{skip}\s*" + lazy + "(?:" + "|".join(stops + ["$"]) + ")"}
+    joined = not d.content_open and d.call is not None and d.arguments in ("object", "xml") and not _shared_opener(d)
+    if joined and len(d.call["close"].strip()) <= 2:
+        # a call that ends with a bare brace ends only where what follows it does, so a run of them
+        # could be split in many ways (the validator warns): the schema reads the text before them
+        joined = False
+        d.guesses.append("calls end with a bare brace: the drafted schema reads the text before the calls only; "
+                         "the template joins every segment")
+    if joined:
+        # every segment around the calls, joined (docs/join-rule.md): the reasoning cut off, then
+        # each run of calls, as tool_calls reads them, one separator; (?<!\s) tries a whitespace run once
+        ends = _content_closers(d)
+        props["content"] = {"type": "string", "x-regex-substitutions": [], "x-regex": r"^\s*" + lazy + "(?:" + "|".join(ends + ["$"]) + ")"}
+        if skip:
+            props["content"]["x-regex-substitutions"].append(["^" + skip[3:-2], ""])
     if d.call is not None and d.arguments in ("object", "xml"):
         if d.arguments == "object":
             arguments: dict[str, Any] = {"type": "object", "x-parser": "json", "additionalProperties": {}}
@@ -687,5 +712,11 @@ def _schema(d: Draft) -> dict:
             call["x-regex"] = r"^(?P<function>.*?)" + _call_close(d, keep_id=True) + "$"
             call["properties"]["id"] = {"type": "string"}
         props["tool_calls"] = {"type": "array", "x-regex-iterator": iterator, "items": call}
+        if joined:
+            section = [_lit(x) for x in (d.call["section_open"], d.call["separator"], d.call["section_close"])]
+            run = (rf"(?:{section[0]}\s*)?" if d.call["section_open"].strip() else "") + f"(?:{iterator})" + r"\s*"
+            run += "".join(rf"(?:{part}\s*)?" for part, raw in zip(section[1:], (d.call["separator"], d.call["section_close"]))
+                           if raw.strip())
+            props["content"]["x-regex-substitutions"].append([r"(?<!\s)\s*(?:" + run + ")+", JOIN])
     return {"type": "object", "properties": props}
 

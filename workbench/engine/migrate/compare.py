@@ -3,8 +3,11 @@
 Both engines run as their runtimes do: the schema as transformers 5.14.1's ``recursive_parse``,
 the template as 5.23.0's ``parse_response`` with the sample's prompt as ``prefix=``. Messages are
 compared as transformers' users compare dicts: key order does not matter, but types do (``1`` is
-not ``1.0`` nor ``True``). Every difference is listed with its JSON path, not only the first. Two
-runs that both fail agree (the errors' words differ between the engines by nature).
+not ``1.0`` nor ``True``), and a top-level key whose value is ``""`` is the same as no key, as a
+consumer reads the message (a template drops an empty value; a schema whose content joins its
+segments gives ``""`` when there are none, docs/join-rule.md). Every difference is listed with its
+JSON path, not only the first. Two runs that both fail agree (the errors' words differ between the
+engines by nature).
 """
 
 from __future__ import annotations
@@ -66,8 +69,15 @@ def compare_sample(
     template_outcome = _run(lambda: template_parse(text, template, prefix=prefix, time_limit=time_limit))
     result = SampleComparison(case, schema_outcome, template_outcome)
     if not schema_outcome.failed and not template_outcome.failed:
-        result.differences = differences(schema_outcome.value, template_outcome.value)
+        result.differences = differences(_read(schema_outcome.value), _read(template_outcome.value))
     return result
+
+
+def _read(message: Any) -> Any:
+    """The message as a consumer reads it: a top-level empty string is no value."""
+    if not isinstance(message, dict):
+        return message
+    return {key: value for key, value in message.items() if value != ""}
 
 
 def _run(parse) -> Outcome:

@@ -37,6 +37,8 @@ from .ledger import Item, Ledger
 from .shape import NotShape, Shape, alternation, escape as re_escape, literals_of, shape_of
 from .values import BODY, SUBSTITUTIONS, Each, NotEmittable, Ref, Region, Walker, emit, initial_value
 
+JOIN = "\n\n"  # the join rule's separator (docs/join-rule.md)
+
 ROOT_REGEX = (
     "a regex on the whole message hands its properties a dict of groups instead of the text; "
     "split it into one regex per property first (docs/response-template.md#translating-a-schema, the root x-regex row, is "
@@ -61,6 +63,7 @@ class _Field:
     region: Region
     value: Any
     repeats: bool
+    joined: bool = False  # the schema joins the segments around the calls (the join rule)
 
 
 def migrate(schema: Any, start_anchor: str | list[str]) -> Migration:
@@ -221,6 +224,9 @@ class _Translation:
         where = f"{path}/x-regex"
         if "x-regex" in prop:
             self.ledger.took(where)
+        joined = self._join_idiom(prop, path)
+        if joined:
+            prop = {key: value for key, value in prop.items() if key != "x-regex-substitutions"}
         self._skipped(shape, where)
         if any(ra.is_trim(a) for a in shape.open_atoms):
             # ^\s*(?:(no content)\s*)?(...): the leftover text's leading whitespace is skipped even
@@ -229,6 +235,12 @@ class _Translation:
         shape.close_alts = self._own_closers(shape, where)
         region = Region(where, shape, implicit=True)
         value = Walker(self.ledger, region).child(prop, BODY, path, frozenset({"x-regex"}))
+        if joined:
+            if self._always_matches(prop):
+                self.ledger.note(
+                    where, f"matches even empty text, so the schema gives '{name}': \"\" when nothing is left; the template "
+                    "leaves the key out then (a default would be joined to the first segment)")
+            return _Field(name, path, region, value, repeats=False, joined=True)
         if isinstance(value, Ref) and value.scope == "content" and region.parser == "text" and self._always_matches(prop):
             self.defaults.setdefault(name, "")
             guards = [a for a in shape.open_atoms if ra.is_negative_lookahead(a)]
@@ -239,6 +251,31 @@ class _Translation:
                 "the template keeps it in defaults so that it is never dropped",
             )
         return _Field(name, path, region, value, repeats=False)
+
+    def _join_idiom(self, prop: dict, path: str) -> bool:
+        """Whether the leftover property's substitutions are the join rule (docs/join-rule.md): each
+        cuts another field's text off the start (``^…`` -> "") or turns a run of another field's
+        regions into the separator (-> "\\n\\n"), and one does the latter. Then the template's
+        implicit field repeats and joins, and the substitutions are translated."""
+        subs = prop.get("x-regex-substitutions")
+        if not (isinstance(subs, list) and subs and all(isinstance(s, list) and len(s) == 2 and all(isinstance(x, str) for x in s) for s in subs)):
+            return False
+        markers = self._markers()
+
+        def owner(pattern: str) -> str | None:
+            ours = ra.literal_runs(pattern)
+            return next((name for name, theirs, _ in markers if any(t in o for o in ours for t in theirs)), None)
+
+        joins = [pattern for pattern, replacement in subs if replacement == JOIN]
+        if not joins or any(not owner(p) or (r == "" and not p.startswith("^")) or r not in ("", JOIN) for p, r in subs):
+            return False
+        where = f"{path}/x-regex-substitutions"
+        self.ledger.took(where)
+        fields = sorted({owner(p) for p, _ in subs})
+        self.ledger.note(where, f"cuts {', '.join(repr(f) for f in fields)} text out and joins what is left around it with a "
+                                "blank line (docs/join-rule.md): the implicit field repeats and joins its segments "
+                                "(join: transformers 5.16 and later)")
+        return True
 
     @staticmethod
     def _always_matches(prop: dict) -> bool:
@@ -358,8 +395,10 @@ class _Translation:
         spec["content"] = parser
         if args:
             spec["content_args"] = args
-        if f.repeats:
+        if f.repeats or f.joined:
             spec["repeats"] = True
+        if f.joined:
+            spec["join"] = JOIN
         self._transform(f, spec, bool(shape.captures))
         return spec
 
