@@ -91,7 +91,12 @@ class ReleaseMatrix:
         split = len(self.split_samples())
         lines = [f"releases: the result depends on the release for {split} of {samples}" if split
                  else "releases: whether the template loads depends on the release"]
-        return lines + [f"  {split.describe()}" for split in self.splits]
+        lines += [f"  {split.describe()}" for split in self.splits]
+        if not split and self.checked:
+            loading = [part.releases for split in self.splits if split.sample is None
+                       for part in split.parts if part.error is None]
+            lines.append(f"releases: {', '.join(loading)} (where it loads) give the same result on its {samples}")
+        return lines
 
 
 def _outcome(call) -> tuple[Any, str | None]:
