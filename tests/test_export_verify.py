@@ -108,7 +108,7 @@ def test_a_release_that_disagrees_leaves_the_folder_as_it_was(tokenizer_dir, tmp
                             encoding="utf-8", cwd=ROOT, timeout=300,
                             env={**os.environ, "TMPDIR": str(scratch), "WORKBENCH_RUNTIMES_DIR": str(runtimes)})
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "verify: 5.15–5.23 read response_template (checked with 5.23.0): parse_response agrees" in result.stdout
+    assert "verify: 5.16–5.23 read response_template (checked with 5.23.0): parse_response agrees" in result.stdout
     assert "verify: 5.24 read response_template (checked with 5.24.0): parse_response differs" in result.stdout
     assert "wrote" not in result.stdout
     assert (f"error: verification failed: nothing was written to {tokenizer_dir / 'tokenizer_config.json'} "
@@ -208,7 +208,7 @@ def test_the_probe_gets_no_stdin_and_its_stdout_carries_no_answer(tokenizer_dir,
     result = invoke(monkeypatch, stubs, str(QWEN_PATH), str(TEMPLATE_PATH), "--tokenizer-dir", str(tokenizer_dir), "--verify",
                     "--sample", str(SAMPLE))
     assert result.exit_code == 0, result.output
-    assert "verify: 5.15–5.23 read response_template (checked with 5.23.0): parse_response agrees with the workbench on 1 of 1 samples" in result.output
+    assert "verify: 5.16–5.23 read response_template (checked with 5.23.0): parse_response agrees with the workbench on 1 of 1 samples" in result.output
     assert "verify: 5.24 read response_template (checked with 5.24.0): parse_response agrees with the workbench on 1 of 1 samples" in result.output
     assert f"wrote {tokenizer_dir / 'tokenizer_config.json'}" in result.output
     config = json.loads((tokenizer_dir / "tokenizer_config.json").read_text(encoding="utf-8"))

@@ -125,7 +125,7 @@ def _probe_samples(tokenizer_dir: Path, files: list[Path], parsers: list[Any], f
 
 
 def _say_releases(parsers: list[Any]) -> None:
-    for level, line in reading_notes([format_of(parser) for parser in parsers], parsers[0]):
+    for level, line in reading_notes(parsers):
         say(f"{level}: {line}")
 
 

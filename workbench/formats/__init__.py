@@ -60,17 +60,36 @@ def format_of_text(text: str) -> Format:
         return RESPONSE_SCHEMA
 
 
-def reading_notes(fmts: list[Format], parser: Any) -> list[tuple[str, str]]:
-    """What the transformers releases read of a tokenizer holding ``fmts`` ((level, line) pairs)."""
+def reading_notes(parsers: list[Any]) -> list[tuple[str, str]]:
+    """What the transformers releases read of a tokenizer holding ``parsers`` ((level, line) pairs)."""
     from ..engine.export import version_note  # (export is the CLI's: the analysis process need not load it)
 
+    fmts = [format_of(parser) for parser in parsers]
     if set(fmts) == set(FORMATS):
-        return [("note", "transformers 5.3 to 5.12 read response_schema; 5.13 and 5.14 read both and prefer "
-                         "response_template (parse_response then needs prefix=); 5.15 and later read only response_template")]
-    notes = [("note", version_note(parser))]
+        notes = [("note", "transformers 5.3 to 5.12 read response_schema; 5.13 and 5.14 read both and prefer "
+                          "response_template (parse_response then needs prefix=); 5.15 and later read only response_template")]
+        refused = _refused_by_5_13(parsers[fmts.index(RESPONSE_TEMPLATE)])
+        if refused:  # they do not fall back to the schema: the tokenizer cannot parse there at all
+            notes.append(("warning", f"5.13 and 5.14 prefer response_template and cannot load this one ({refused}), "
+                                     "so they parse nothing with this tokenizer, response_schema included"))
+        return notes
+    notes = [("note", version_note(parsers[0]))]
     if fmts[0].superseded is not None:
         notes.append(("warning", fmts[0].superseded))
     return notes
+
+
+def _refused_by_5_13(template: Any) -> str | None:
+    from ..engine.releases import release
+    from ..engine.template.load import describe_load_error, load_template
+
+    try:
+        load_template(template, release("5.13"))
+    except ValueError as exc:
+        return describe_load_error(exc)
+    except Exception:  # noqa: BLE001 - a template that loads nowhere is validate's to report
+        return None
+    return None
 
 
 def format_of_file(path: Any) -> Format:

@@ -145,6 +145,10 @@ def _compare(result: Verification, what: str, release: str, theirs: list[dict] |
     ours = ours or []
     timed = [i for i, (a, b) in enumerate(zip(theirs, ours)) if "timeout" in a or "timeout" in b]
     differing = [i for i, (a, b) in enumerate(zip(theirs, ours)) if i not in timed and not _agree(a, b)]
+    if not differing and not timed and names and all("error" in a for a in theirs):
+        # Both refuse (a template a release cannot load, say): "agrees" would read as a working parser.
+        result.lines.append(f"{what}: parse_response fails on every sample, as the workbench does: {_said(theirs[0])}")
+        return
     if not differing and not timed:
         result.lines.append(f"{what}: parse_response agrees with the workbench on {len(names)} of {len(names)} samples")
         return
