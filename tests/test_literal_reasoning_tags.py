@@ -67,6 +67,11 @@ TAGS: dict[str, list[tuple[str, str]]] = {
     "kimi_k3": [("<|open|>think<|sep|>", "<|close|>think<|sep|>")],
     "solar_open2": [("<|think:start|>", "<|think:end|>")],
     "inkling": [("<|content_thinking|>", "<|end_message|>")],
+    "hy_v4": [("<think:opensource>", "</think:opensource>"), ("<think>", "</think>")],
+    "minicpm5": [("<think>", "</think>")],
+    "deepseek_v4_1": [("<think>", "</think>")],
+    "ling3": [("<think>", "</think>")],
+    "minimax_m3": [("<mm:think>", "</mm:think>")],
 }
 
 # Families with a thinking field whose reasoning is not delimited by tags a sentence could hold.
@@ -77,7 +82,7 @@ NO_TAGS = {
 
 # (family, format) -> the phrase of the family's schemas/README.md row that documents the decision.
 DECIDED: dict[tuple[str, str], str] = {
-    ("apriel", "template"): "a literal `[BEGIN FINAL RESPONSE]` ends the reasoning wherever it stands",
+    ("apriel", "template"): "an output holding `[BEGIN FINAL RESPONSE]` is read as starting inside the reasoning, so the marker ends the reasoning wherever it stands",
 }
 
 
@@ -112,7 +117,7 @@ def cases(still_open: set = frozenset()):
 
 def template_prompt(template: dict) -> str:
     """A prompt that ends at the assistant header: nothing pre-written."""
-    anchor = template["start_anchor"]
+    anchor = template.get("start_anchor", "")  # none: the template reads the output from its start
     return anchor[0] if isinstance(anchor, list) else anchor
 
 
