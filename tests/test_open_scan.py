@@ -114,7 +114,9 @@ def test_open_scan_lists_the_failing_rows_in_order_and_opens_each_with_its_promp
     assert "Parse fails in tool_calls" in status
     assert got["second"] == (LEFT, PROMPT)
     # it parses in the TUI; what the scan found in it is said beside
-    assert "parses: role, content · the scan said: suspect marker_left at /content: holds '</think>'" in got["second status"]
+    # (the notes: 5.13–5.15 and vLLM do not load qwen3's joining template)
+    assert ("parses: role, content · 2 notes under the template · the scan said: suspect marker_left at /content: "
+            "holds '</think>'") in got["second status"]
     assert got["reloaded status"] == got["second status"]
     text, status, bar = got["third"]
     assert text == ROWS[4]["text"] and "Parse fails in tool_calls" in status

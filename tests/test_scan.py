@@ -68,10 +68,19 @@ PLANTED = {
 }
 
 
-def qwen3_with_a_slow_field() -> dict:
-    """The shipped qwen3 template plus a field whose opener backtracks without end on a run of
-    "x" (a defect a maintainer could write): the timeout to plant."""
+def qwen3_before_join() -> dict:
+    """The shipped qwen3 template as a maintainer wrote it before ``join`` (transformers 5.16): its
+    content keeps one piece, so a second replaces the first (the overwrite to plant). The shipped
+    template joins every piece."""
     template = json.loads((ROOT / "schemas" / "qwen3.template.json").read_text(encoding="utf-8"))
+    template["fields"]["content"] = {k: v for k, v in template["fields"]["content"].items() if k not in ("repeats", "join")}
+    return template
+
+
+def qwen3_with_a_slow_field() -> dict:
+    """qwen3's template before join plus a field whose opener backtracks without end on a run of
+    "x" (a defect a maintainer could write): the timeout to plant."""
+    template = qwen3_before_join()
     template["fields"]["aside"] = {"open_pattern": "(?:x|xx)+y", "close": "</aside>", "content": "text"}
     return template
 
@@ -234,11 +243,13 @@ def test_two_processes_and_ray_write_the_same_rows(planted, tmp_path):
 
 
 def test_compare_counts_where_two_parsers_disagree(tmp_path):
-    """The schema and the template of qwen3 on the same rows: they agree but where the template
-    cannot express what the schema does (text between calls, kept by one, replaced in the other)."""
+    """The schema of qwen3 and its template as written before join, on the same rows: they agree but
+    where text stands between calls (the schema joins both sentences, the old template keeps the last)."""
     rows = clean_rows(12) + [{"text": PLANTED["overwritten"][0], "prompt": PROMPT, "tools": None, "expected": None}]
     data = write_jsonl(tmp_path / "rows.jsonl", rows)
-    result = cli(data, "--schema", ROOT / "schemas/qwen3.json", "--compare", ROOT / "schemas/qwen3.template.json",
+    old = tmp_path / "old.template.json"
+    old.write_text(json.dumps(qwen3_before_join()), encoding="utf-8")
+    result = cli(data, "--schema", ROOT / "schemas/qwen3.json", "--compare", old,
                  "--prompt-column", "prompt", "--json", tmp_path / "s.json", "-o", tmp_path / "c.parquet")
     summary = json.loads((tmp_path / "s.json").read_text())
     disagree = summary["compare"]["disagree"]

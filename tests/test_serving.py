@@ -95,20 +95,22 @@ def test_every_shipped_template_gets_the_verdict_vllm_gives(vllm_oracle):
         assert (verdict == "vLLM 0.33 can serve it") == answer["ok"], (path.name, verdict, answer)
 
 
-def test_every_shipped_template_is_served_once_its_content_no_longer_joins(vllm_oracle):
-    """vLLM refuses `join` on content and keeps every segment itself (docs/join-rule.md): a shipped
-    template with `repeats` and `join` taken off its content is served (but the pythonic families,
+def test_every_shipped_template_is_served_once_it_no_longer_joins(vllm_oracle):
+    """vLLM refuses `join` on content and thinking and keeps every segment itself (docs/join-rule.md): a
+    shipped template with `repeats` and `join` taken off them is served (but the pythonic families,
     whose python-call-list vLLM 0.33 does not know), and validate names the key to take off."""
     from families import needs_5_24
 
     stripped = []
     for path in SHIPPED:
         template = json.loads(path.read_text(encoding="utf-8"))
-        content = template["fields"].get("content", {})
-        if "join" in content:
-            assert any(p.path == "/fields/content/join" for p in refusals(template)), path.name
-        for key in ("repeats", "join"):
-            content.pop(key, None)
+        joined = [name for name in ("thinking", "content") if "join" in template["fields"].get(name, {})]
+        if joined:  # (a pythonic family's first refusal is its content parser)
+            assert any(p.path == f"/fields/{joined[0]}/join" for p in refusals(template)) or \
+                needs_5_24(path.name.removesuffix(".template.json")), path.name
+        for name in joined:
+            for key in ("repeats", "join"):
+                template["fields"][name].pop(key, None)
         stripped.append(template)
     for path, template, answer in zip(SHIPPED, stripped, vllm_oracle.serve(stripped)):
         served = vllm_verdict(template) == "vLLM 0.33 can serve it"

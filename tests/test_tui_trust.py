@@ -151,6 +151,12 @@ async def test_every_traced_node_lights_its_span(workdir):
 
 
 async def test_an_empty_match_shows_as_a_mark(workdir):
+    # A content node that reads the raw text directly (the shipped one substitutes first, so its
+    # match is in the substituted text): between </think> and the call it matches nothing.
+    path = workdir / "schemas" / "qwen3.json"
+    schema = json.loads(path.read_text(encoding="utf-8"))
+    schema["properties"]["content"] = {"type": "string", "x-regex": r"</think>\s*(.*?)\s*(?:<tool_call>|<\|im_end\|>)"}
+    path.write_text(json.dumps(schema), encoding="utf-8")
     app = make_app(workdir, "tool_call.txt")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
