@@ -8,7 +8,11 @@ For each sample with tool calls, each call is varied where it sits in the output
 - ``extra_key``: an unknown key first in the call's JSON object (``{"qz_extra": 1, "name": …}``);
 - ``bogus_name``: the call's name replaced by text no tool is called (``bad name!``): given back
   as the model wrote it, it is the caller's to refuse (below); cut short or lost, it is the parser's fault;
-- ``cut``: the output cut after every token inside the call (a generation that stopped there).
+- ``cut``: the output cut after every token inside the call (a generation that stopped there);
+- ``dropped_marker``: one marker-like token from the first call on (an argument's closing tag, a
+  call's opener, a separator) left out, as a model drops one now and then; a marker that the calls'
+  values or the text themselves hold, or that holds a call's name, is left alone (leaving it out
+  changes what was written).
 
 For each sample whose message has content, and for each plain (no-call) sample:
 
@@ -119,6 +123,12 @@ def variants(text: str, baseline: dict) -> list[tuple[str, str]]:
             out.append((f"bogus_name#{i}", text[:at] + BOGUS + text[at + len(name):]))
     first = _first_call_start(text, baseline)
     if first is not None:
+        written = json.dumps([_calls(baseline), _visible(baseline)], ensure_ascii=False)
+        names = [c["name"] for c in _calls(baseline) if isinstance(c.get("name"), str) and c["name"]]
+        for m in MARKER.finditer(text, _gap_start(text, baseline, first)):
+            if m.group() not in written and json.dumps(m.group(), ensure_ascii=False)[1:-1] not in written \
+                    and not any(name in m.group() for name in names):  # (leaving out a name is not a marker's fault)
+                out.append((f"dropped_marker@{m.start()}", text[:m.start()] + text[m.end():]))
         for m in TOKEN_END.finditer(text, first):
             if m.end() < len(text.rstrip()):
                 out.append((f"cut@{m.end()}", text[: m.end()]))
@@ -389,6 +399,7 @@ def test_the_variants_reach_the_calls():
     assert made["extra_key#0"].startswith('Sure.<tool_call>{"qz_extra": 1, "name"')
     assert '"name": "bad name!"' in made["bogus_name#0"]
     assert any(k.startswith("cut@") for k in made)
+    assert made["dropped_marker@5"] == "Sure." + text[len("Sure.<tool_call>"):] and "</tool_call>" not in made[f"dropped_marker@{text.index('</tool_call>')}"]
     # a parse that gives the cut call as if whole, or drops a call, is said; a failure is not
     cut = next(v for k, v in made.items() if k.startswith("cut@") and '"tz"' in v and '"n"' not in v)
     partial = {"tool_calls": [{"type": "function", "function": {"name": "get_time", "arguments": {"tz": "CET"}}}]}
