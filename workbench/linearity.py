@@ -45,10 +45,12 @@ from .samples import Sample, is_sample_file, parser_files
 RUN = 200_000  # whitespace characters inserted at 10×
 REPEATED = 2_000_000  # characters of the repeated sample at 10×
 SCALE = 10
-MAX_GROWTH = 15.0  # linear is 10; the rest is slack for timing noise
+MAX_GROWTH = 20.0  # linear is 10, quadratic 100; the rest is slack for noise (below) and for the
+# check's two worker processes sharing the CPU caches, which slows the 2 MB parse more than the 200 KB one
+# (a linear template measured 15.8x and 17.3x there, 10.8x alone)
 # Below this, a 1× time says little: it is mostly the parse's fixed cost, scheduling noise on a
 # shared 2-core machine, and a cache effect (a 200 KB text fits in the CPU caches, 2 MB does not,
-# so a linear parse of the repeated sample measures up to 14× for 10× the input). So the 1× time
+# so a linear parse of the repeated sample measures up to 14× for 10× the input, alone). So the 1× time
 # is counted as at least FLOOR, and the growth test only bites once the 10× input takes over
 # MAX_GROWTH * FLOOR (0.75 s). A quadratic pattern still fails: over a 200,000-character run, or
 # once per repetition over 2 MB, it needs about 10^10 steps and hits the time limit.
