@@ -141,6 +141,8 @@ def backtracking_warnings(pattern: str, key: str = "x-regex") -> list[str]:
         (r"\s*\s*x", r"\s*\s*", r"\s*"),
         (r".*.*=", ".*.*", ".*"),
         (r"\d+\d+x", r"\d+\d+", r"\d{2,}"),
+        (r"(?:a++c|aac)*x", "(?:a++c|aac)*", None),  # a run that ends inside the other branch's text
+        (r"(?:a{1,3}+|a)*x", "(?:a{1,3}+|a)*", None),  # a bounded possessive can stop inside a run
     ],
 )
 def test_catastrophic_backtracking_warns_with_the_construct_and_a_linear_form(pattern, construct, rewrite):
@@ -191,6 +193,8 @@ def test_backtracking_warnings_name_the_iterator_and_key_value_regexes_too():
         r"(\w|\d)*x",  # re's parser merges one-character branches into the class [\w\d]
         r"(a+){2,3}$",  # bounded: polynomial of low degree, not a hang
         r"(?>(a+)+)b",  # atomic: re never backtracks into it
+        r"(?:[^\s<]++|(?!</p>)[\s<])*?x",  # each run is whole, and the branches start apart
+        r"(?:\w++\s?)*x",  # a run of \w never ends where the next iteration's \w could start
         r"(a*b*c)",
         r"[^\n]*\n\s*(x)",
     ],

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .charsets import _UNIVERSE, _leaf_set, _overlap
-from .parsetree import _ATOMIC, _POSSESSIVE, _REPEATS, _sre
+from .charsets import _UNIVERSE, _leaf_set, _overlap, _subset
+from .parsetree import _ATOMIC, _POSSESSIVE, _REPEATS, MAXREPEAT, _sre
 
 _LARGE = 10  # {n,m} with m below this can only be polynomially ambiguous (degree < m)
 # Steps the check takes before it gives up on a huge or intricate pattern (either budget is a few
@@ -63,6 +63,7 @@ class _Automaton:
         self.follow: list[list] = []  # position -> [(next position, provenance, copy)]
         self.literal: list[int | None] = []  # position -> the one character it matches, if just one
         self.guards: dict[int, set[str]] = {}  # position -> strings a (?!…) before it rules out there
+        self.munch: dict[int, tuple] = {}  # position of a run [S]++ -> S: no step out of it into S
         self.final: set[int] = set()  # positions after which their region can succeed outright
         self.parent: dict[int, int | None] = {}  # construct id -> enclosing construct id
         self.repeats: dict[int, _Repeat] = {}
@@ -102,7 +103,10 @@ class _Automaton:
         # A step reachable in two ways (through (|) or (a*)?) is two steps: re tries both.
         self._charge(len(last) * len(first))
         for p, m1 in last.items():
+            munch = self.munch.get(p)
             for q, m2 in first.items():
+                if munch is not None and _subset(self.sets[q], munch):
+                    continue  # the run took every character of its class: none can follow it
                 for copy in range(min(2, m1 * m2)):
                     self.follow[p].append((q, provenance, copy))
 
@@ -173,6 +177,10 @@ class _Automaton:
             return self.item(_sre.BRANCH, (None, [yes, no or []]), ignorecase)
         if op in _REPEATS:
             return self.repeat(op, av, ignorecase)
+        if op is _POSSESSIVE and av[1] == MAXREPEAT and len(av[2]) == 1:
+            charset = _leaf_set(*av[2][0], ignorecase)
+            if charset is not None:
+                return self._run(av[0], charset)
         if op is _POSSESSIVE or op is _ATOMIC:
             # re never backtracks into these once they matched: inside they fail on their own, and
             # outside they are one opaque step.
@@ -186,6 +194,20 @@ class _Automaton:
             return _empty_frag(1, free=False)
         # AT (anchors, \b), GROUPREF: zero width as far as loops go, but they can fail.
         return _empty_frag(1, free=False)
+
+    def _run(self, low: int, charset) -> _Frag:
+        """``[S]{n,}+``: a maximal run of S, one position that loops on itself and is never left for
+        a character of S (re does not give any back). Modelled exactly, rather than as one opaque
+        step, so that ``(?:[^<]++|<)*`` reads as unambiguous: its branches start apart."""
+        me = self._construct()
+        self.repeat_count += 1
+        frag = self._position(charset)
+        (p,) = frag.first
+        self.follow[p].append((p, me, 0))
+        self.munch[p] = charset
+        if low == 0:
+            frag.empty, frag.free = 1, True
+        return frag
 
     def _char_loop(self, op, av, ignorecase: bool):
         """(the repeat, its character set) if this item is an unbounded loop over one character."""

@@ -55,6 +55,11 @@ def _overlap(a, b) -> bool:
     return False
 
 
+def _subset(a, b) -> bool:
+    """Whether every character of ``a`` is in ``b``."""
+    return not _overlap(a, _complement(b))
+
+
 @functools.cache
 def _category(name: str) -> tuple[tuple[int, int], ...]:
     # Computed by re itself over every code point, so \s, \d and \w here are exactly re's.
