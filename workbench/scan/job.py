@@ -70,22 +70,22 @@ def run_scan(job: ScanJob, progress: Callable[[int, int], None] | None = None) -
     dataset = source.open_dataset(job.data, job.split)
     source.check_columns(dataset, job.columns, job.data)
     total = len(dataset)
-    fingerprint = getattr(dataset, "_fingerprint", None)
-    key = results.cache_key(fingerprint, _sha(parser_text), _sha(compare_text or ""), dataclasses.asdict(job.columns),
+    digest = source.data_digest(job.data, dataset)
+    key = results.cache_key(digest, job.split, _sha(parser_text), _sha(compare_text or ""), dataclasses.asdict(job.columns),
                             dataclasses.asdict(job.options))
     meta = {"data": _where(job.data), "split": job.split, "parser": str(Path(job.parser).resolve()),
             "compare": str(Path(job.compare).resolve()) if job.compare else None,
             "columns": dataclasses.asdict(job.columns), "options": dataclasses.asdict(job.options),
-            "rows": total, "engine": job.engine, "key": key}
+            "rows": total, "engine": job.engine, "key": key, "data_digest": digest}
     summary = Summary(keep_failing=job.limit if job.samples is not None else 0)
-    found = results.cached(key) if job.use_cache and fingerprint else None
+    found = results.cached(key) if job.use_cache else None
     if found is not None:
         results.reuse(found, out)
         _summarize(out, summary)
         done = Done(summary.as_dict(), out, total, reused=True)
     else:
         done = _run(job, dataset, scanner, summary, meta, out, total, progress)
-        if job.use_cache and fingerprint:
+        if job.use_cache:
             results.keep(out, key)
     if job.summary_json is not None:
         atomic_write(job.summary_json, dump_json({**done.summary, "results": str(out), "partial": done.partial}))

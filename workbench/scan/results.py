@@ -4,7 +4,7 @@ metadata what was scanned with what, so ``workbench open --scan`` can open a row
 batch by batch to a file beside the target and moved into place at the end (atomic: an
 interrupted scan leaves the results it has, marked partial, never a half-written file).
 
-The cache: a finished scan's file is kept under the key of (the dataset's fingerprint, the
+The cache: a finished scan's file is kept under the key of (a digest of the data's bytes, the
 parsers' text, the runtime, the options), so the same scan again reuses it and a scan after an
 edit of the parser reuses nothing.
 """

@@ -4,6 +4,7 @@ a ``.jsonl``/``.json``/``.parquet``/``.csv`` file, a folder of them, a dataset s
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,26 @@ def open_dataset(data: str, split: str | None = None) -> Any:
             raise InputError(f"{data}: holds the splits {', '.join(names)}; choose one with --split")
         loaded = loaded[chosen]
     return loaded
+
+
+def data_digest(data: str, dataset: Any) -> str:
+    """A digest of the bytes a scan of ``data`` reads: the file, each file of a folder (with its
+    path inside it) or of a saved dataset, or the Arrow files ``datasets`` holds for a Hub id. The
+    cache and ``open --scan`` key on it, never on a fingerprint a folder can keep while its data
+    changes."""
+    path = Path(data)
+    if path.is_file():
+        files = [(path.name, path)]
+    elif path.is_dir():
+        files = [(str(p.relative_to(path)), p) for p in sorted(path.rglob("*")) if p.is_file()]
+    else:
+        files = [(Path(f["filename"]).name, Path(f["filename"])) for f in getattr(dataset, "cache_files", [])]
+    digest = hashlib.sha256()
+    for name, file in files:
+        digest.update(name.encode("utf-8", "surrogatepass") + b"\0")
+        with file.open("rb") as handle:
+            digest.update(hashlib.file_digest(handle, "sha256").digest())
+    return digest.hexdigest()
 
 
 def is_saved(path: Path) -> bool:
