@@ -332,7 +332,7 @@ def _stage(path: Path, text: str, named: Path | None = None, staged: list | None
     except OSError as exc:
         raise WriteError(f"{named}: cannot write: {_reason(exc)}") from None
     try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:64]}.", suffix=".tmp")  # fits where the name fits
     except OSError as exc:
         raise WriteError(f"{named}: cannot write: {_reason(exc)}") from None
     if staged is not None:
@@ -342,19 +342,7 @@ def _stage(path: Path, text: str, named: Path | None = None, staged: list | None
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        if info is None:
-            # mkstemp makes the file private (0600); a new file gets the mode any other program
-            # would give it (0666 less the umask).
-            os.chmod(tmp, 0o666 & ~_umask())
-        else:
-            _keep_owner(tmp, info, named, notices)
-            # After chown, which clears set-user-ID and set-group-ID bits.
-            os.chmod(tmp, info.st_mode & 0o7777)
-            if info.st_nlink > 1:
-                notices.append(
-                    f"{named} had {info.st_nlink - 1} other hard link{'s' if info.st_nlink > 2 else ''}: "
-                    "it was replaced by a new file, so those names still show the old text"
-                )
+        _adopt(tmp, info, named, notices)
     except BaseException as exc:
         if staged is None or (tmp, named, path) not in staged:
             try:
@@ -365,6 +353,107 @@ def _stage(path: Path, text: str, named: Path | None = None, staged: list | None
             raise WriteError(f"{named}: cannot write: {_reason(exc)}") from None
         raise
     return tmp
+
+
+def _adopt(tmp: str, info: os.stat_result | None, named: Path, notices: list[str]) -> None:
+    """Give the temporary file the mode, owner and group of the file it replaces (``info``), or for
+    a new file the mode any other program would give it."""
+    if info is None:
+        # mkstemp makes the file private (0600): 0666 less the umask instead.
+        os.chmod(tmp, 0o666 & ~_umask())
+        return
+    _keep_owner(tmp, info, named, notices)
+    # After chown, which clears set-user-ID and set-group-ID bits.
+    os.chmod(tmp, info.st_mode & 0o7777)
+    if info.st_nlink > 1:
+        notices.append(
+            f"{named} had {info.st_nlink - 1} other hard link{'s' if info.st_nlink > 2 else ''}: "
+            "it was replaced by a new file, so those names still show the old text"
+        )
+
+
+def check_writable(path: str | os.PathLike, option: str = "") -> None:
+    """Refuse, before any work, an output that could not be written by the rules of
+    ``atomic_write``: a folder, a device, a missing folder, a read-only file, a name longer than
+    the file system takes. ``option`` (``-o``) is named in the sentence."""
+    named = Path(path)
+    said = f"{named}" + (f" ({option})" if option else "")
+    for part in named.parts:  # first: any look at a name too long fails with ENAMETOOLONG
+        longest = _name_max(named.parent)
+        if len(os.fsencode(part)) > longest:
+            raise InputError(f"{said}: the name {part[:40]}… is longer than the {longest} bytes the file system takes "
+                             "(nothing written)")
+    real = Path(os.path.realpath(named)) if named.is_symlink() else named
+    if real.is_dir():
+        raise InputError(f"{said}: is a folder; give a file name (nothing written)")
+    if real.exists() and not real.is_file():
+        raise InputError(f"{said}: is not a regular file (a device, FIFO or socket); refusing to replace it (nothing written)")
+    parent = real.parent
+    if not parent.is_dir():
+        raise InputError(f"{said}: no such folder {parent} (nothing written)")
+    mode = read_only_mode(real)
+    if mode is not None:
+        raise InputError(f"{said}: is read-only (mode {mode}); make it writable or write elsewhere (nothing written)")
+    if len(os.fsencode(real.name)) > _name_max(parent):
+        raise InputError(f"{said}: the name is longer than the {_name_max(parent)} bytes the file system takes (nothing written)")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"{said}: cannot write in {parent}: permission denied (nothing written)")
+
+
+def _name_max(folder: Path) -> int:
+    try:
+        return os.pathconf(folder if folder.is_dir() else ".", "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return 255
+
+
+class StagedFile:
+    """A file written in pieces (a scan's results, batch by batch) under the rules of
+    ``atomic_write``: ``tmp`` is a temporary file beside the target, moved into place by
+    ``commit`` with the mode, owner and group of the file it replaces; a symbolic link is written
+    through; a read-only target is refused (``ReadOnlyError``) before anything is written;
+    ``discard`` removes the temporary file. ``notices`` as ``atomic_write`` returns them."""
+
+    def __init__(self, path: str | os.PathLike, *, allow_read_only: bool = False, suffix: str = ".partial") -> None:
+        self.named = Path(path)
+        self.notices: list[str] = []
+        self.real = _write_path(self.named, self.notices)
+        _refuse_read_only(self.named, self.real, allow_read_only)
+        if self.real.is_dir():
+            raise WriteError(f"{self.named}: is a folder, not a file")
+        if self.real.exists() and not self.real.is_file():
+            raise WriteError(f"{self.named}: is not a regular file (a device, FIFO or socket); refusing to replace it")
+        try:
+            # A short prefix: the temporary name must fit wherever the target's name fits.
+            fd, tmp = tempfile.mkstemp(dir=self.real.parent, prefix=f".{self.real.name[:64]}.", suffix=suffix)
+        except FileNotFoundError:
+            raise WriteError(f"{self.named}: no such folder {self.real.parent}") from None
+        except OSError as exc:
+            raise WriteError(f"{self.named}: cannot write: {_reason(exc)}") from None
+        os.close(fd)
+        self.tmp = Path(tmp)
+
+    def commit(self) -> list[str]:
+        """Move the finished temporary file into place; on failure it is removed (``WriteError``)."""
+        try:
+            try:
+                info = self.real.stat()
+            except FileNotFoundError:
+                info = None
+            with open(self.tmp, "rb") as handle:
+                os.fsync(handle.fileno())  # a full disk shows here, not after the rename
+            _adopt(str(self.tmp), info, self.named, self.notices)
+            os.replace(self.tmp, self.real)
+        except OSError as exc:
+            self.discard()
+            raise WriteError(f"{self.named}: cannot write: {_reason(exc)}") from None
+        return self.notices
+
+    def discard(self) -> None:
+        try:
+            os.unlink(self.tmp)
+        except FileNotFoundError:
+            pass
 
 
 def _keep_owner(tmp: str, info: os.stat_result, named: Path, notices: list[str]) -> None:

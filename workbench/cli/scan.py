@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import os
 import shlex
+import signal
 import sys
 from pathlib import Path
 from typing import Optional
 
 import typer
 
-from ..files import InputError
+from ..files import InputError, WriteError
 from .output import FAILED, OK, UNUSABLE, emit_line, runtime_option, say, stop
 
-INTERRUPTED = 130  # as a shell reports a command stopped by Ctrl+C
+INTERRUPTED = 128 + signal.SIGINT  # as a shell reports a command stopped by Ctrl+C (SIGTERM: 143, SIGHUP: 129)
 
 
 def scan(
@@ -68,16 +69,24 @@ def scan(
     try:
         with _Progress() as progress:
             done = run_scan(job, progress)
-    except InputError as exc:
+    except (InputError, WriteError) as exc:
         raise stop(f"error: {exc}", UNUSABLE)
     except Interrupted as stopped:
         done = stopped.done
         _show(done, lines)
-        say(f"interrupted: {done.rows} rows scanned, written to {done.output} (marked partial)")
-        raise typer.Exit(INTERRUPTED)
+        say(f"{_stopped_by(stopped.signum)}: {done.rows} rows scanned, written to {done.output} (marked partial)")
+        raise typer.Exit(128 + stopped.signum)  # as a shell reports a command a signal ended: 130 for Ctrl+C
+    except KeyboardInterrupt as exc:  # before the first row (reading the data): nothing to keep
+        signum = getattr(exc, "signum", signal.SIGINT)
+        say(f"{_stopped_by(signum)} before the scan started: nothing written")
+        raise typer.Exit(128 + signum)
     _show(done, lines)
     failing = done.summary["failing"]["count"]
     raise typer.Exit(FAILED if failing else OK)
+
+
+def _stopped_by(signum: int) -> str:
+    return "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
 
 
 def _show(done, lines) -> None:
@@ -89,6 +98,8 @@ def _show(done, lines) -> None:
     console = Console(file=sys.stdout, highlight=False, soft_wrap=True)
     for style, line in lines(done.summary):
         console.print(Text(visible(line), style=style))  # Text, not markup: values come from strangers
+    for notice in done.notices:
+        say(notice)
     note = " (reused: the same data, parser and options were scanned before)" if done.reused else ""
     emit_line(f"results: {done.output}{note}")
     if done.samples:

@@ -5,6 +5,7 @@ reads a results file back into the same samples, named by row and verdict."""
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,9 +30,11 @@ def _word(text: str) -> str:
 
 
 def write_samples(dataset: Any, rows: list[int], columns: Any, folder: Path, force: bool,
-                  verdicts: dict[int, tuple[str, str]] | None = None) -> list[Path]:
+                  verdicts: dict[int, tuple[str, str]] | None = None, inputs: Any = ()) -> list[Path]:
     """The rows of ``dataset`` as samples in ``folder`` (created); every file at once, atomically,
-    and none over an existing file without ``force``."""
+    none over an existing file without ``force``, none over one of ``inputs`` (the scan's data,
+    parsers and other outputs), and none through a symbolic link to a file outside ``folder``
+    (a row's text, which a stranger wrote, must not land elsewhere)."""
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise InputError(f"{folder}: not a folder; the samples go into a folder")
@@ -47,10 +50,21 @@ def write_samples(dataset: Any, rows: list[int], columns: Any, folder: Path, for
             files.append((folder / f"{name}{PROMPT_SUFFIX}", record[columns.prompt]))
     if not files:
         return []
-    check_outputs([p for p, _ in files], [], force)
+    _refuse_links_out(folder, [p for p, _ in files])
+    check_outputs([p for p, _ in files], list(inputs), force)
     folder.mkdir(parents=True, exist_ok=True)
     atomic_write_all([(p, t) for p, t in files])
     return [p for p, _ in files if not p.name.endswith(PROMPT_SUFFIX)]
+
+
+def _refuse_links_out(folder: Path, paths: list[Path]) -> None:
+    inside = folder.resolve() if folder.exists() else None
+    for path in paths:
+        if path.is_symlink():
+            real = Path(os.path.realpath(path))
+            if inside is None or inside not in real.parents:
+                raise InputError(f"{path}: a symbolic link to {real}, outside {folder}; refusing to write a row through it "
+                                 "(nothing written)")
 
 
 def failing_rows(results_path: Path, limit: int) -> list[tuple[int, str, str, str, str]]:
