@@ -364,3 +364,141 @@ def test_a_hub_id_that_cannot_be_reached_is_one_line(tmp_path):
     assert result.returncode == 2
     assert result.stderr.startswith("error: nobody-here/no-such-dataset: ") and "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+# Issue 33, the write side: signals, a full disk, the cache.
+
+def _small_job(tmp_path, rows, **more) -> ScanJob:
+    data = write_jsonl(tmp_path / "rows.jsonl", rows)
+    return ScanJob(str(data), ROOT / "schemas/qwen3.template.json", Columns(prompt="prompt"), output=tmp_path / "p.parquet",
+                   num_proc=1, **more)
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+def test_a_signal_ends_a_scan_as_ctrl_c_does_and_a_second_one_loses_nothing(tmp_path, monkeypatch, signame):
+    """SIGTERM or SIGHUP after the first batch: the rows done are written and marked partial, the
+    signal is told; a Ctrl+C while the partial file is finished is ignored, not a lost file."""
+    import signal
+
+    from workbench.scan import results
+    from workbench.scan.results import read_meta
+
+    signum = getattr(signal, signame)
+    job = _small_job(tmp_path, clean_rows(200), summary_json=tmp_path / "s.json")
+    finish = results.ResultWriter.finish
+
+    def ctrl_c_while_finishing(self, partial):
+        os.kill(os.getpid(), signal.SIGINT)
+        finish(self, partial)
+
+    monkeypatch.setattr(results.ResultWriter, "finish", ctrl_c_while_finishing)
+    monkeypatch.setattr(local, "BATCH", 16)
+    before = signal.getsignal(signum), signal.getsignal(signal.SIGINT)
+    with pytest.raises(Interrupted) as stopped:
+        run_scan(job, lambda done, total: os.kill(os.getpid(), signum))
+    assert stopped.value.signum == signum and stopped.value.done.rows == 16
+    assert read_meta(tmp_path / "p.parquet")["partial"] is True and read_meta(tmp_path / "p.parquet")["rows_written"] == 16
+    assert pq.read_table(str(tmp_path / "p.parquet")).num_rows == 16
+    assert json.loads((tmp_path / "s.json").read_text())["partial"] is True
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
+    assert (signal.getsignal(signum), signal.getsignal(signal.SIGINT)) == before  # handlers given back
+
+
+def test_a_full_disk_is_one_sentence_and_leaves_no_partial_file(tmp_path, monkeypatch):
+    import errno
+
+    import pyarrow.parquet
+
+    def full(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    write_jsonl(tmp_path / "rows.jsonl", clean_rows(8))
+    monkeypatch.setattr(pyarrow.parquet.ParquetWriter, "write_table", full)
+    result = cli(tmp_path / "rows.jsonl", "--template", ROOT / "schemas/qwen3.template.json", "-o", tmp_path / "o.parquet",
+                 "--num-proc", "1")
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(f"error: {tmp_path / 'o.parquet'}: cannot write: No space left on device")
+    assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "cache") == ["rows.jsonl"]
+
+
+def test_a_full_disk_for_the_summary_keeps_the_results(tmp_path, monkeypatch):
+    import errno
+
+    from workbench.scan import job as scan_job
+
+    def full(path, text, **kwargs):
+        from workbench.files import WriteError
+
+        raise WriteError(f"{path}: cannot write: {os.strerror(errno.ENOSPC)}")
+
+    write_jsonl(tmp_path / "rows.jsonl", clean_rows(8))
+    monkeypatch.setattr(scan_job, "atomic_write", full)
+    result = cli(tmp_path / "rows.jsonl", "--template", ROOT / "schemas/qwen3.template.json", "-o", tmp_path / "o.parquet",
+                 "--json", tmp_path / "s.json", "--num-proc", "1")
+    assert result.exit_code == 2 and "No space left on device" in result.output and "results are written to" in result.output
+    assert pq.read_table(str(tmp_path / "o.parquet")).num_rows == 8
+
+
+def test_a_reused_scan_names_this_scans_paths(tmp_path):
+    """Two checkouts, the same parser text and data: the second scan reuses the first's verdicts,
+    but its results name its own parser and data (open --scan edits the file the metadata names)."""
+    from workbench.scan.results import read_meta
+
+    rows = clean_rows(8)
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        write_jsonl(tmp_path / name / "rows.jsonl", rows)
+        (tmp_path / name / "mine.template.json").write_text((ROOT / "schemas/qwen3.template.json").read_text())
+    first = cli(tmp_path / "a/rows.jsonl", "--template", tmp_path / "a/mine.template.json", "-o", tmp_path / "a/o.parquet")
+    second = cli(tmp_path / "b/rows.jsonl", "--template", tmp_path / "b/mine.template.json", "-o", tmp_path / "b/o.parquet")
+    assert "(reused:" not in first.output and "(reused:" in second.output
+    meta = read_meta(tmp_path / "b/o.parquet")
+    assert meta["parser"] == str((tmp_path / "b/mine.template.json").resolve())
+    assert meta["data"] == str((tmp_path / "b/rows.jsonl").resolve())
+    assert verdicts(tmp_path / "a/o.parquet") == verdicts(tmp_path / "b/o.parquet")
+
+
+def test_a_corrupt_cache_entry_is_scanned_again_and_replaced(tmp_path):
+    data = write_jsonl(tmp_path / "rows.jsonl", clean_rows(8))
+    args = [data, "--template", ROOT / "schemas/qwen3.template.json"]
+    assert cli(*args, "-o", tmp_path / "a.parquet").exit_code == 0
+    (entry,) = (tmp_path / "cache/scan").glob("*.parquet")
+    entry.write_bytes(entry.read_bytes()[:100])  # truncated
+    again = cli(*args, "-o", tmp_path / "b.parquet")
+    assert again.exit_code == 0 and "reused" not in again.output and "Traceback" not in again.output, again.output
+    assert pq.read_table(str(entry)).num_rows == 8  # replaced by the new scan
+    assert "reused" in cli(*args, "-o", tmp_path / "c.parquet").output
+
+
+def test_the_cache_keeps_the_newest_entries(tmp_path, monkeypatch):
+    from workbench.scan import results
+
+    monkeypatch.setattr(results, "CACHE_ENTRIES", 2)
+    for n in (3, 4, 5):
+        data = write_jsonl(tmp_path / f"rows{n}.jsonl", clean_rows(n))
+        assert cli(data, "--template", ROOT / "schemas/qwen3.template.json", "-o", tmp_path / f"o{n}.parquet").exit_code == 0
+    kept = sorted(pq.read_table(str(p)).num_rows for p in (tmp_path / "cache/scan").glob("*.parquet"))
+    assert kept == [4, 5]
+
+
+def test_a_saved_dataset_whose_arrow_changed_is_not_reused(tmp_path):
+    """save_to_disk's state.json (its fingerprint) unchanged, its Arrow file rewritten with other
+    outputs: the cache keys on the bytes, so the old verdicts are not reused."""
+    import datasets
+
+    good = [{"text": "Paris.<|im_end|>", "prompt": PROMPT}] * 4
+    bad = [{"text": '<tool_call>\n{"name": "f", "arguments": {"a": "', "prompt": PROMPT}] * 4
+    saved = tmp_path / "saved"
+    datasets.Dataset.from_list(good).save_to_disk(str(saved))
+    args = [saved, "--template", ROOT / "schemas/qwen3.template.json"]
+    assert cli(*args, "-o", tmp_path / "a.parquet").exit_code == 0
+    state = (saved / "state.json").read_text()
+    other = tmp_path / "other"
+    datasets.Dataset.from_list(bad).save_to_disk(str(other))
+    for arrow in other.glob("*.arrow"):
+        (saved / arrow.name).write_bytes(arrow.read_bytes())
+    assert (saved / "state.json").read_text() == state
+    again = cli(*args, "-o", tmp_path / "b.parquet")
+    assert again.exit_code == 1 and "reused" not in again.output, again.output
+    assert {v for v, _ in verdicts(tmp_path / "b.parquet").values()} == {"raised"}
