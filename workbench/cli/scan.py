@@ -58,8 +58,9 @@ def scan(
         raise stop("error: give the parser to run: --schema FILE or --template FILE (one of them)", UNUSABLE)
     if engine not in (LOCAL, RAY):
         raise stop(f"error: --engine {engine}: choose local or ray", UNUSABLE)
-    if num_proc < 1 or limit < 0 or chunkings < 0 or not time_limit > 0:
-        raise stop("error: --num-proc is at least 1, --time-limit above 0, and --limit and --chunkings are not negative", UNUSABLE)
+    if num_proc < 1 or limit < 0 or chunkings < 0 or not 0 < time_limit < float("inf"):
+        raise stop("error: --num-proc is at least 1, --time-limit a finite number of seconds above 0, and --limit "
+                   "and --chunkings are not negative", UNUSABLE)
     job = ScanJob(
         data=data, parser=schema or template, compare=compare, split=split, output=output, summary_json=summary_json,
         columns=Columns(text_column, prompt_column, tools_column, expected_column, id_column),

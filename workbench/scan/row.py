@@ -5,7 +5,11 @@ process pool and Ray's workers run exactly the same code on each row."""
 from __future__ import annotations
 
 import json
+import math
+import signal
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +20,10 @@ from .verdicts import DIFFERS, PARSED, RAISED, STREAM_DIFFERS, SUSPECT, TIMEOUT
 
 ROW = "row"
 RESULT_COLUMNS = ("verdict", "kind", "where", "detail", "seconds")
+# A row's wall clock, as a multiple of --time-limit: the parse, the tools check and the streaming
+# check together (--time-limit bounds one regex call; a row of many slow regions is bounded here).
+ROW_BUDGET = 5
+_LONGEST = 300  # characters of a `where` or `detail` kept: a model-written key can be any length
 COMPARE_COLUMNS = ("compare_verdict", "compare_where")
 
 
@@ -39,6 +47,15 @@ class Options:
     time_limit: float = DEFAULT_TIME_LIMIT  # seconds per regex call, as every parse of the workbench
     chunkings: int = 0  # random chunkings per row for the streaming check (0: no streaming check)
     seed: int = 0
+
+    def regex_limit(self) -> float | None:
+        """Seconds per regex call; None (no limit) for an infinite or NaN one, as transformers runs."""
+        return self.time_limit if math.isfinite(self.time_limit) else None
+
+    def row_limit(self) -> float | None:
+        """A row's wall-clock budget (``ROW_BUDGET`` times the time limit), None with no limit."""
+        limit = self.regex_limit()
+        return None if limit is None else ROW_BUDGET * limit
 
 
 class UnusableParser(ValueError):
@@ -112,10 +129,39 @@ class RowScanner:
                 out[name].append(value)
         return out
 
+    def failed(self, rows: list[int], ids: list | None, detail: str) -> dict[str, list]:
+        """The results of rows no verdict came back for (their worker died): each ``raised``
+        with ``detail``, in the columns ``__call__`` gives."""
+        out: dict[str, list] = {ROW: list(rows), "verdict": [RAISED] * len(rows), "kind": [""] * len(rows),
+                                "where": [""] * len(rows), "detail": [detail] * len(rows), "seconds": [0.0] * len(rows)}
+        if self.compare_text is not None:
+            out.update(compare_verdict=[RAISED] * len(rows), compare_where=[""] * len(rows))
+        if self.columns.id is not None:
+            out[self.columns.id] = list(ids) if ids is not None else [None] * len(rows)
+        return out
+
     def row(self, text: Any, *, prompt: Any = None, tools: Any = None, expected: Any = None) -> dict:
         """One row's result columns (a pure function of the row: the streaming check's random
-        chunkings are seeded by the text, so every engine cuts a row alike)."""
+        chunkings are seeded by the text, so every engine cuts a row alike), within the row's
+        wall-clock budget (``Options.row_limit``): a row past it is ``timeout``."""
         loaded = self.load()
+        budget = self.options.row_limit()
+        start = time.perf_counter()
+        try:
+            with _deadline(budget):
+                result = self._row(loaded, text, prompt, tools, expected)
+        except _RowTimeout:
+            result = _result(TIMEOUT, "", "", f"the row ran past its budget of {budget:g} s ({ROW_BUDGET} × --time-limit)",
+                             time.perf_counter() - start, loaded)
+        except RecursionError:  # JSON nested deeper than Python's stack, in a column or in the output
+            result = _result(RAISED, "", "", "RecursionError: a value is nested too deep to read",
+                             time.perf_counter() - start, loaded)
+        for name in ("kind", "where", "detail", "compare_where"):
+            if name in result:
+                result[name] = _utf8(result[name])
+        return result
+
+    def _row(self, loaded: list, text: Any, prompt: Any, tools: Any, expected: Any) -> dict:
         prompt = prompt if isinstance(prompt, str) else ""
         try:
             tools = _json_value(tools)
@@ -139,9 +185,12 @@ class RowScanner:
     def _verdict(self, loaded: _Loaded, text: str, prompt: str, tools: Any, expected: Any) -> tuple:
         """((verdict, kind, where, detail), message or None, seconds of the parse)."""
         opts = self.options
+        limit = opts.regex_limit()
         start = time.perf_counter()
         try:
-            message, traps = loaded.run(text, prompt, tools, opts.time_limit)
+            message, traps = loaded.run(text, prompt, tools, limit)
+        except RecursionError:
+            raise  # the row's: nested too deep (the parse's own failures are not this)
         except Exception as exc:  # noqa: BLE001 - the parse's own failure is a verdict; any other is said as one
             seconds = time.perf_counter() - start
             verdict = TIMEOUT if isinstance(exc, TimeoutError) else RAISED
@@ -156,11 +205,14 @@ class RowScanner:
                 path, _, detail = difference.partition(": ")
                 return (DIFFERS, "", path, detail[:300]), message, seconds
             return (PARSED, "", "", ""), message, seconds
-        found = (suspects.markers_left(message, loaded.markers) or suspects.traps(traps, loaded.markers)
-                 or suspects.empty_message(message, text) or suspects.tool_findings(message, tools))
+        try:
+            found = (suspects.markers_left(message, loaded.markers) or suspects.traps(traps, loaded.markers)
+                     or suspects.empty_message(message, text) or suspects.tool_findings(message, tools, limit))
+        except suspects.CheckTimeout as exc:
+            return (TIMEOUT, "", exc.where, str(exc)), message, seconds
         if not found and opts.chunkings > 0:
             cuts = suspects.chunkings(text, loaded.markers, opts.chunkings, f"{opts.seed}:{text}")
-            said = loaded.fmt.stream_difference(loaded.value, text, prompt, tools, cuts, loaded.release, opts.time_limit)
+            said = loaded.fmt.stream_difference(loaded.value, text, prompt, tools, cuts, loaded.release, limit)
             if said:
                 found = [(STREAM_DIFFERS, "", said[:300])]
         if found:
@@ -187,6 +239,45 @@ def _without_nulls(value: Any) -> Any:
     if isinstance(value, list):
         return [_without_nulls(v) for v in value]
     return value
+
+
+class _RowTimeout(BaseException):
+    """The row's budget ran out: a BaseException, so no ``except Exception`` on the way swallows it."""
+
+
+@contextmanager
+def _deadline(seconds: float | None):
+    """Raise ``_RowTimeout`` in this thread once ``seconds`` of wall clock have passed (SIGALRM,
+    which also interrupts a regex search in progress). Only the main thread of a process can take
+    signals: elsewhere (a thread of the TUI, some Ray workers) only each regex call is bounded."""
+    if (seconds is None or not hasattr(signal, "setitimer")
+            or threading.current_thread() is not threading.main_thread()):
+        yield
+        return
+
+    def expire(signum, frame):
+        raise _RowTimeout()
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _utf8(text: Any) -> Any:
+    """``text`` as valid UTF-8 (a lone surrogate, from a JSON escape the model wrote, as ``\\ud800``),
+    at most ``_LONGEST`` characters: the results writer refuses anything else."""
+    if not isinstance(text, str):
+        return text
+    text = text if len(text) <= _LONGEST else text[: _LONGEST - 1] + "…"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
 
 
 def _first_line(exc: Exception) -> str:

@@ -1,7 +1,9 @@
 """What a scan found, in numbers: counts and rates per verdict and per kind (each with its
 denominator), clusters of failures (same verdict, kind and place, with example rows), the slowest
 rows, and where two parsers disagree. Fed batch by batch, so its memory does not grow with the
-number of rows (each cluster keeps five examples; the slowest are a bounded heap)."""
+number of rows (each cluster keeps five examples, at most ``CLUSTERS`` clusters are kept and the
+failing rows of any other place are counted together as "other places", a place is cut to
+``PLACE`` characters; the slowest are a bounded heap): ``where`` can hold keys the model wrote."""
 
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ from .verdicts import FAILING, PARSED, SUSPECT, VERDICTS
 
 EXAMPLES = 5
 SLOWEST = 10
+CLUSTERS = 1000  # distinct (verdict, kind, place) kept; later ones count as "other places"
+PLACE = 200  # characters of a place kept
 
 
 @dataclass
@@ -30,6 +34,8 @@ class Summary:
     disagreements: dict = field(default_factory=dict)  # (verdict, other verdict, where) -> [count, [rows]]
     failing_rows: list = field(default_factory=list)  # the first failing rows, for --write-samples
     keep_failing: int = 0
+    other_places: int = 0  # failing rows whose cluster came after the first CLUSTERS
+    other_disagreements: int = 0
 
     def add(self, batch: dict[str, list]) -> None:
         rows = batch["row"]
@@ -42,7 +48,8 @@ class Summary:
             if verdict == SUSPECT:
                 self.kinds[kind] += 1
             if verdict in FAILING:
-                _count(self.clusters, (verdict, kind, _place(where)), row)
+                if not _count(self.clusters, (verdict, kind, _place(where)), row):
+                    self.other_places += 1
                 if len(self.failing_rows) < self.keep_failing:
                     self.failing_rows.append(row)
             if len(self.slowest) < SLOWEST:
@@ -54,7 +61,8 @@ class Summary:
                 other, other_where = compare[i], batch["compare_where"][i] or ""
                 if other_where:
                     self.disagree += 1
-                    _count(self.disagreements, (verdict, other, _place(other_where)), row)
+                    if not _count(self.disagreements, (verdict, other, _place(other_where)), row):
+                        self.other_disagreements += 1
 
     def as_dict(self) -> dict[str, Any]:
         """The summary as ``--json`` writes it."""
@@ -68,6 +76,7 @@ class Summary:
             "kinds": {k: {"count": n, "rate": _rate(n, suspects), "of": suspects} for k, n in self.kinds.most_common()},
             "clusters": [{"verdict": v, "kind": k, "where": w, "count": n, "examples": ex}
                          for (v, k, w), (n, ex) in sorted(self.clusters.items(), key=lambda kv: (-kv[1][0], kv[0]))],
+            "other_places": {"count": self.other_places, "clusters_kept": CLUSTERS},
             "slowest": [{"row": row, "seconds": s} for s, row in sorted(self.slowest, reverse=True)],
             "seconds": {"total": self.seconds, "mean": self.seconds / self.rows if self.rows else 0.0},
         }
@@ -76,18 +85,23 @@ class Summary:
                 "disagree": {"count": self.disagree, "rate": _rate(self.disagree, self.compared), "of": self.compared},
                 "clusters": [{"verdict": v, "other_verdict": o, "where": w, "count": n, "examples": ex}
                              for (v, o, w), (n, ex) in sorted(self.disagreements.items(), key=lambda kv: (-kv[1][0], kv[0]))],
+                "other_places": {"count": self.other_disagreements, "clusters_kept": CLUSTERS},
             }
         return out
 
 
-def _count(clusters: dict, key: tuple, row: int) -> None:
+def _count(clusters: dict, key: tuple, row: int) -> bool:
+    """Count ``row`` in its cluster; False when it is a new one and ``CLUSTERS`` are already kept."""
     entry = clusters.get(key)
     if entry is None:
+        if len(clusters) >= CLUSTERS:
+            return False
         clusters[key] = [1, [row]]
     else:
         entry[0] += 1
         if len(entry[1]) < EXAMPLES:
             entry[1].append(row)
+    return True
 
 
 _INDEX = re.compile(r"/\d+(?=/|$)")
@@ -96,7 +110,8 @@ _INDEX = re.compile(r"/\d+(?=/|$)")
 def _place(where: str) -> str:
     """Where a failure is, with list indices as ``*``: the same node of the 1st and the 3rd call
     is one cluster."""
-    return _INDEX.sub("/*", where)
+    place = _INDEX.sub("/*", where)
+    return place if len(place) <= PLACE else place[: PLACE - 1] + "…"
 
 
 def _rate(count: int, of: int) -> float:
@@ -119,6 +134,10 @@ def lines(summary: dict, top: int = 10) -> list[tuple[str, str]]:
             said.append(("", f"  {c['verdict']} {c['kind'] or '-'} {c['where'] or '/'}: {c['count']}  rows {', '.join(map(str, c['examples']))}"))
         if len(summary["clusters"]) > top:
             said.append(("dim", f"  … {len(summary['clusters']) - top} more clusters (--json FILE has them all)"))
+    other = summary.get("other_places", {}).get("count", 0)
+    if other:
+        said.append(("dim", f"  … and {other} failing rows in other places (past the first "
+                            f"{summary['other_places']['clusters_kept']} clusters, counted together)"))
     if summary["slowest"]:
         said.append(("bold", "slowest rows"))
         said.append(("", "  " + ", ".join(f"{s['row']} ({s['seconds'] * 1000:.1f} ms)" for s in summary["slowest"][:5])))
@@ -127,4 +146,7 @@ def lines(summary: dict, top: int = 10) -> list[tuple[str, str]]:
         said.append(("bold", f"the two parsers disagree on {d['count']} of {d['of']} rows ({d['rate']:.2%})"))
         for c in summary["compare"]["clusters"][:top]:
             said.append(("", f"  {c['verdict']} vs {c['other_verdict']} at {c['where'] or '/'}: {c['count']}  rows {', '.join(map(str, c['examples']))}"))
+        other = summary["compare"].get("other_places", {}).get("count", 0)
+        if other:
+            said.append(("dim", f"  … and {other} rows where they disagree in other places (counted together)"))
     return said
