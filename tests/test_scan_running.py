@@ -21,20 +21,19 @@ TEMPLATE = (ROOT / "schemas" / "qwen3.template.json").read_text()
 
 
 def test_a_row_of_many_slow_regex_calls_is_bounded_by_its_budget():
-    """Twenty calls each under --time-limit made a row of 3 s 'parsed'; a row has 5x the limit."""
+    """Sixty calls each under --time-limit made a row of 9 s 'parsed'; a row has 5x the limit, at
+    least 5 s (the verdict says it was cut: uncut, the row parses)."""
     scanner = RowScanner(TEMPLATE, Columns(), Options(time_limit=0.2))
     loaded = scanner.load()[0]
 
     def slow(text, prompt, tools, limit):
-        for _ in range(20):
+        for _ in range(60):
             time.sleep(0.15)  # a regex call that stays under its limit
         return {"role": "assistant", "content": text}, []
 
     loaded.run = slow
-    start = time.monotonic()
     got = scanner.row("Hi.")
-    assert time.monotonic() - start < 2.0
-    assert got["verdict"] == "timeout" and "budget of 1 s" in got["detail"], got
+    assert got["verdict"] == "timeout" and "budget of 5 s" in got["detail"], got
 
 
 def test_no_finite_limit_is_no_limit():

@@ -23,6 +23,9 @@ RESULT_COLUMNS = ("verdict", "kind", "where", "detail", "seconds")
 # A row's wall clock, as a multiple of --time-limit: the parse, the tools check and the streaming
 # check together (--time-limit bounds one regex call; a row of many slow regions is bounded here).
 ROW_BUDGET = 5
+# ...and never less than this: a parse that timed out is run again to name its node, and on a
+# loaded machine a small --time-limit times five would cut that short, losing the `where`.
+ROW_BUDGET_FLOOR = 5.0
 _LONGEST = 300  # characters of a `where` or `detail` kept: a model-written key can be any length
 COMPARE_COLUMNS = ("compare_verdict", "compare_where")
 
@@ -53,9 +56,10 @@ class Options:
         return self.time_limit if math.isfinite(self.time_limit) else None
 
     def row_limit(self) -> float | None:
-        """A row's wall-clock budget (``ROW_BUDGET`` times the time limit), None with no limit."""
+        """A row's wall-clock budget (``ROW_BUDGET`` times the time limit, at least
+        ``ROW_BUDGET_FLOOR``), None with no limit."""
         limit = self.regex_limit()
-        return None if limit is None else ROW_BUDGET * limit
+        return None if limit is None else max(ROW_BUDGET * limit, ROW_BUDGET_FLOOR)
 
 
 class UnusableParser(ValueError):
