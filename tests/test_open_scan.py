@@ -337,3 +337,30 @@ def test_a_partial_scan_opens_and_says_it_is_partial(tmp_path, monkeypatch):
     assert result.exit_code == 0, (result.output, result.exception)
     assert seen[0][0] == [name for _, name, _ in FAILING[:2]]
     assert ": 2 failing rows (a partial scan: 4 of 5 rows)" in result.output
+
+
+def test_other_data_with_as_many_rows_is_refused(tmp_path):
+    """The row count alone would open other rows under the scan's verdicts: the data's digest is
+    compared too."""
+    results, data, _parser = scanned(tmp_path, ROWS)
+    data.write_text("".join(json.dumps({**row, "text": row["text"] + " "}) + "\n" for row in ROWS), encoding="utf-8")
+    result = invoke("open", "--scan", results)
+    assert result.exit_code == 2, result.output
+    assert f"{data}: not the data {results.name} was scanned from" in result.output
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("key, value", [("split", "../x"), ("split", ["train"]), ("data", 3), ("columns", "text"),
+                                        ("options", [1]), ("rows", "5"), ("data_digest", {})])
+def test_crafted_metadata_is_refused_in_a_sentence(tmp_path, key, value):
+    import pyarrow.parquet as pq
+
+    from workbench.scan.results import META_KEY
+
+    results, _data, _parser = scanned(tmp_path, ROWS)
+    table = pq.read_table(str(results))
+    meta = {**json.loads(table.schema.metadata[META_KEY]), key: value}
+    pq.write_table(table.replace_schema_metadata({META_KEY: json.dumps(meta).encode()}), str(results))
+    result = invoke("open", "--scan", results)
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert f"its metadata's {key} is" in result.output and "Traceback" not in result.output, result.output
