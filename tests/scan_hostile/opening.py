@@ -64,6 +64,14 @@ def _no_failing_rows(folder: Path, url: str) -> list[str]:
     return ["open", "--scan", str(_scan(folder, write_jsonl(folder / "gens.jsonl", rows)))]
 
 
+def _samples_dir_taken(folder: Path, url: str) -> list[str]:
+    """--samples-dir naming a folder that holds someone's files: refused, nothing written there."""
+    results = _scan(folder, write_jsonl(folder / "gens.jsonl", good_rows()))
+    (folder / "mine").mkdir()
+    (folder / "mine" / "row-000003.raised.txt").write_text("my notes\n", encoding="utf-8")
+    return ["open", "--scan", str(results), "--samples-dir", str(folder / "mine")]
+
+
 def _set(**values: Any) -> Callable[[dict], dict]:
     return lambda meta: {**meta, **values}
 
@@ -72,6 +80,7 @@ CASES = [
     # The baseline: a scan whose rows all parse is said and nothing opens (exit 0).
     Case("open-no-failing-rows", _no_failing_rows, frozenset({0}), says="no failing rows"),
     Case("open-other-data-same-size", _same_size_other_data, frozenset({2}), says="not the data"),
+    Case("open-samples-dir-taken", _samples_dir_taken, frozenset({2}), says="holds files already"),
     Case("open-split-a-path", _crafted(_set(split="../x"), saved=True), frozenset({2}), says="split"),
     Case("open-split-a-list", _crafted(_set(split=["train"]), saved=True), frozenset({2}), says="split"),
     Case("open-split-a-number", _crafted(_set(split=3)), frozenset({2}), says="split"),
