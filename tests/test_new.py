@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -128,3 +129,38 @@ def test_a_chat_template_that_renders_nothing_is_unusable_and_nothing_is_written
     assert result.exit_code == 2, result.output
     assert "broken.jinja: line 1: the template raised: broken" in result.output and "Traceback" not in result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.jinja"]
+
+
+def test_new_never_writes_into_a_folder_of_curated_samples_even_with_force(tmp_path):
+    """A shipped family's samples (no probes.json names them) are not new's to replace or mix with."""
+    folder = tmp_path / "o" / "fam"
+    folder.mkdir(parents=True)
+    (folder / "plain_answer.txt").write_text("curated\n", encoding="utf-8")
+    (folder / "plain_answer.expected.json").write_text('{"role": "assistant", "content": "curated"}\n', encoding="utf-8")
+    (folder / "odd_case.txt").write_text("mine\n", encoding="utf-8")
+    before = snapshot(tmp_path)
+    for force in ([], ["--force"]):
+        result = invoke("new", "fam", "--chat-template", CHAT / "qwen3.jinja", "--schemas", tmp_path / "s",
+                        "--samples", tmp_path / "o", "--no-open", *force)
+        assert result.exit_code == 2, result.output
+        assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1, result.output
+        assert snapshot(tmp_path) == before and not (tmp_path / "s").exists()
+    assert f"{folder} holds files that no earlier workbench new wrote (odd_case.txt, plain_answer.expected.json, " \
+           "plain_answer.txt;" in result.output.replace("\n", "")
+
+
+def test_new_force_leaves_no_golden_of_a_probe_it_no_longer_writes(tmp_path):
+    where = ["--schemas", tmp_path / "s", "--samples", tmp_path / "o", "--no-open"]
+    assert invoke("new", "fam", "--chat-template", CHAT / "qwen3.jinja", *where).exit_code == 0
+    folder = tmp_path / "o" / "fam"
+    # as an earlier template left it: a probe this one does not render, with its goldens
+    probes = json.loads((folder / "probes.json").read_text(encoding="utf-8"))
+    (folder / "probes.json").write_text(json.dumps({**probes, "gone": {"role": "assistant", "content": "x"}}),
+                                        encoding="utf-8")
+    for name in ("gone.txt", "gone.prompt.txt", "gone.expected.json", "gone.template.expected.json"):
+        (folder / name).write_text("{}\n", encoding="utf-8")
+    forced = invoke("new", "fam", "--chat-template", CHAT / "qwen3.jinja", *where, "--force")
+    assert forced.exit_code == 0, forced.output
+    assert not list(folder.glob("gone*"))
+    assert "gone" not in json.loads((folder / "probes.json").read_text(encoding="utf-8"))
+    assert "removed 4 files of the earlier new fam's probes that no longer render" in forced.output.replace("\n", " ")

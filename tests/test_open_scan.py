@@ -337,3 +337,99 @@ def test_a_partial_scan_opens_and_says_it_is_partial(tmp_path, monkeypatch):
     assert result.exit_code == 0, (result.output, result.exception)
     assert seen[0][0] == [name for _, name, _ in FAILING[:2]]
     assert ": 2 failing rows (a partial scan: 4 of 5 rows)" in result.output
+
+
+def test_other_data_with_as_many_rows_is_refused(tmp_path):
+    """The row count alone would open other rows under the scan's verdicts: the data's digest is
+    compared too."""
+    results, data, _parser = scanned(tmp_path, ROWS)
+    data.write_text("".join(json.dumps({**row, "text": row["text"] + " "}) + "\n" for row in ROWS), encoding="utf-8")
+    result = invoke("open", "--scan", results)
+    assert result.exit_code == 2, result.output
+    assert f"{data}: not the data {results.name} was scanned from" in result.output
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("key, value", [("split", "../x"), ("split", ["train"]), ("data", 3), ("columns", "text"),
+                                        ("options", [1]), ("rows", "5"), ("data_digest", {})])
+def test_crafted_metadata_is_refused_in_a_sentence(tmp_path, key, value):
+    import pyarrow.parquet as pq
+
+    from workbench.scan.results import META_KEY
+
+    results, _data, _parser = scanned(tmp_path, ROWS)
+    table = pq.read_table(str(results))
+    meta = {**json.loads(table.schema.metadata[META_KEY]), key: value}
+    pq.write_table(table.replace_schema_metadata({META_KEY: json.dumps(meta).encode()}), str(results))
+    result = invoke("open", "--scan", results)
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert f"its metadata's {key} is" in result.output and "Traceback" not in result.output, result.output
+
+
+def test_a_golden_saved_in_the_temporary_rows_folder_is_said_to_be_temporary_and_quitting_asks(tmp_path, monkeypatch):
+    """Without --samples-dir the rows are in a folder removed on quit: a golden written there says
+    so when written, and quitting asks before it goes."""
+    from tui_helpers import settle
+
+    from workbench.tui.screens.confirm import ConfirmScreen
+
+    results, _data, _parser = scanned(tmp_path, ROWS)
+
+    async def check(pilot, tui):
+        got = {"notices": [n.message for n in tui._notifications]}
+        tui.action_write_golden()
+        await settle(pilot, tui)
+        got["status"] = str(tui.main.status.render())
+        got["goldens"] = sorted(p.name for p in tui.samples[0].path.parent.glob("*expected*"))
+        await pilot.press("ctrl+q")
+        await settle(pilot, tui)
+        got["asked"] = tui.screen.question if isinstance(tui.screen, ConfirmScreen) else None
+        await pilot.press("escape")
+        await settle(pilot, tui)
+        got["running"] = tui.is_running
+        return got
+
+    seen = drive(monkeypatch, check)
+    result = invoke("open", "--scan", results)
+    assert result.exit_code == 0, (result.output, result.exception)
+    [(got, folder)] = seen
+    assert any("temporary folder, removed on quit" in n and "--samples-dir DIR" in n for n in got["notices"]), got
+    assert got["goldens"] == ["row-000001.raised.template.expected-error.txt"]
+    assert "row-000001.raised.template.expected-error.txt" in got["status"]
+    assert "in a temporary folder, removed on quit" in got["status"].replace("\n", "")
+    assert got["asked"] is not None and "row-000001.raised.template.expected-error.txt" in got["asked"]
+    assert "temporary folder removed on quit" in got["asked"] and "Quit and lose them?" in got["asked"]
+    assert got["running"]  # escape: not quit
+    assert not folder.exists()
+
+
+def test_samples_dir_keeps_the_rows_and_what_is_saved_beside_them(tmp_path, monkeypatch):
+    from tui_helpers import settle
+
+    results, _data, _parser = scanned(tmp_path, ROWS)
+    rows = tmp_path / "kept" / "rows"
+
+    async def check(pilot, tui):
+        got = {"notices": [n.message for n in tui._notifications]}
+        tui.action_write_golden()
+        await settle(pilot, tui)
+        got["status"] = str(tui.main.status.render())
+        await pilot.press("ctrl+q")  # nothing to lose: it quits
+        await settle(pilot, tui)
+        return got
+
+    seen = drive(monkeypatch, check)
+    result = invoke("open", "--scan", results, "--samples-dir", rows)
+    assert result.exit_code == 0, (result.output, result.exception)
+    [(got, folder)] = seen
+    assert folder == rows
+    assert sorted(p.name for p in rows.iterdir()) == sorted(
+        [name for _, name, _ in FAILING] + [name.replace(".txt", ".prompt.txt") for _, name, _ in FAILING]
+        + ["row-000001.raised.template.expected-error.txt"])
+    assert "temporary" not in got["status"] and any(f"The rows are in {rows}" in n for n in got["notices"])
+    assert f"the rows, and the goldens and prompts saved beside them, are in {rows}" in result.output.replace("\n", "")
+    # A folder that holds files already is not written into (rows from before open with `open DIR`).
+    again = invoke("open", "--scan", results, "--samples-dir", rows)
+    assert again.exit_code == 2 and "holds files already" in again.output, again.output
+    lone = invoke("open", "sample.txt", "--samples-dir", tmp_path / "x")
+    assert lone.exit_code == 2 and "--samples-dir goes with --scan RESULT" in lone.output, lone.output

@@ -95,7 +95,7 @@ def test_new_makes_a_family_from_a_renderer(tmp_path, monkeypatch):
     ("hoards", "more than"),
     ("raises", f"line {RAISES_LINE}: KeyError"),
     ("not_text", "returned list, not the rendered text"),
-    ("absent", "defines no function 'absent'; it has: hoards, not_text, raises, spins"),
+    ("absent", "defines no function 'absent'; it has: escapes, hoards, not_text, raises, spins"),
 ])
 def test_a_misbehaving_renderer_is_unusable_input_said_in_one_line(function, words):
     result = invoke("roundtrip", "--renderer", f"{HOSTILE}:{function}", "--trust-renderer", "--render-timeout", "1",
@@ -121,3 +121,63 @@ def test_the_budget_stops_a_renderer_in_process_too():
     with PythonRenderer(HOSTILE, "spins", budget=RenderBudget(seconds=0.5)) as renderer:
         with pytest.raises(RenderOverBudget):
             renderer.render([{"role": "user", "content": "hi"}])
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _in_group(pgid: int, field: int = 2) -> list[int]:
+    """Processes running in process group ``pgid`` (``field`` 3: in session ``pgid``)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[field]) == pgid and fields[0] != "Z":
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_a_renderer_cannot_raise_its_limits_or_leave_a_process_behind():
+    """The hard limits are the budget's, so the renderer cannot lift them; what it starts is in the
+    child's process group, killed with it when the renderer closes."""
+    import resource
+    import time
+
+    budget = RenderBudget(seconds=3)
+    with PythonRenderer(HOSTILE, "escapes", budget=budget) as renderer:
+        got = renderer.render([{"role": "user", "content": "hi"}])
+        memory, cpu, group, started, forked = map(int, got.split())
+        child = renderer._pid
+        assert group == child and group != os.getpgrp()  # a group of its own
+        assert cpu == 3 + 2  # the budget's CPU seconds (and 2 more), not unlimited
+        assert memory != resource.RLIM_INFINITY and memory < 2**40
+        assert _alive(started) and _alive(forked)
+    deadline = time.monotonic() + 5
+    while (_in_group(group) or _alive(started) or _alive(forked)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _in_group(group) and not _alive(started) and not _alive(forked)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_no_process_of_a_renderer_is_left_after_the_command(tmp_path):
+    """Through the CLI too: the round trip's renders end, and nothing the renderer started runs on."""
+    import time
+
+    session = lambda: set(_in_group(os.getsid(0), 3))  # noqa: E731 - the renderer's child has a group, not a session, of its own
+    before = session()
+    result = invoke("roundtrip", "--renderer", f"{HOSTILE}:escapes", "--trust-renderer", "--render-timeout", "3",
+                    "--template", "schemas/qwen3.template.json")
+    assert result.exit_code in (0, 1, 2), result.output
+    deadline = time.monotonic() + 5
+    while session() - before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not session() - before

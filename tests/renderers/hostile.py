@@ -25,3 +25,28 @@ def raises(messages, add_generation_prompt=False):
 
 def not_text(messages, add_generation_prompt=False):
     return [1, 2, 3]
+
+
+def escapes(messages, add_generation_prompt=False):
+    """Raises its own limits as far as it can and leaves a process running: says what it got."""
+    import resource
+    import subprocess
+
+    for limit in (resource.RLIMIT_AS, resource.RLIMIT_CPU):
+        try:
+            resource.setrlimit(limit, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+        except (ValueError, OSError):
+            _, hard = resource.getrlimit(limit)
+            try:
+                resource.setrlimit(limit, (hard, hard))
+            except (ValueError, OSError):
+                pass
+    started = subprocess.Popen(["sleep", "60"])
+    forked = os.fork()
+    if forked == 0:
+        import time
+
+        time.sleep(60)
+        os._exit(0)
+    return " ".join(str(n) for n in (resource.getrlimit(resource.RLIMIT_AS)[0], resource.getrlimit(resource.RLIMIT_CPU)[0],
+                                     os.getpgrp(), started.pid, forked))

@@ -11,6 +11,7 @@ has; 2 for unusable input, and then nothing is written. Nothing is written over 
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Optional
@@ -24,7 +25,7 @@ from ..files import InputError, WriteError, atomic_write_all, check_outputs, dum
 from ..formats import FORMATS, format_of
 from ..formats.runtime_choice import template_runtime
 from ..probes import probe_files, template_variables
-from ..samples import PROBES, discover, load
+from ..samples import ERROR_SUFFIX, EXPECTED_SUFFIX, PROBES, PROMPT_SUFFIX, discover, load, read_probes
 from .check import _print_table as print_check_table
 from .draft import draft_and_roundtrip, missing_fields
 from .model_source import chat_template_option, model_from, renderer_option, trust_renderer_option
@@ -77,9 +78,16 @@ def new(
         for value, results in ((found.template, through_template), (found.schema, through_schema)):
             for path, text in probe_files(folder, results, format_of(value)):
                 sample_files.setdefault(path, text)
+        names = {r.name for results in (through_template, through_schema) for r in results if r.output is not None}
+        if folder / PROBES in sample_files:  # these probes only: not an earlier new's that no longer render
+            kept = json.loads(sample_files[folder / PROBES])
+            sample_files[folder / PROBES] = dump_json({k: v for k, v in kept.items() if k in names})
         files += list(sample_files.items())
         check_outputs([path for path, _ in files], model.files, force)
+        stale = _earlier_samples(folder, set(sample_files))
         notices = _write(files, [schemas_dir, samples_dir, folder])
+        for path in stale:  # after the write: a failed write leaves the earlier family whole
+            path.unlink(missing_ok=True)
     except (InputError, WriteError, OSError) as exc:
         raise stop(f"error: {exc}", UNUSABLE)
 
@@ -87,6 +95,9 @@ def new(
     emit_text("\n".join(lines) + "\nround trip of the drafted parsers:\n" + both_table(through_schema, through_template))
     say(f"wrote {template_path} and {schema_path}")
     say(f"wrote {len(discover(folder))} samples with their prompts and goldens (both formats) to {folder}")
+    if stale:
+        say(f"removed {len(stale)} file{'' if len(stale) == 1 else 's'} of the earlier new {family}'s probes that "
+            f"no longer render ({_names(stale)})")
     for notice in notices:
         say(f"note: {notice}")
     try:
@@ -106,6 +117,29 @@ def new(
 
         run_app(build_app(template_path, folder))
     raise typer.Exit(code)
+
+
+def _earlier_samples(folder: Path, written: set[Path]) -> list[Path]:
+    """The files of ``folder`` an earlier ``new`` wrote (its probes.json names each probe) that this
+    one does not write again (``written``: what it writes): removed, so no golden of a probe that no longer renders stays beside
+    the new ones. Anything else in the folder (a shipped family's curated samples, a user's own) is
+    never written over or mixed with the probes, even with --force: an ``InputError`` names it."""
+    if not folder.is_dir():
+        return []
+    earlier = set(read_probes(folder))
+    endings = [".txt", PROMPT_SUFFIX] + [f"{f.golden_infix}{end}" for f in FORMATS for end in (EXPECTED_SUFFIX, ERROR_SUFFIX)]
+    ours = {PROBES} | {f"{name}{end}" for name in earlier for end in endings}
+    foreign = sorted(p for p in folder.iterdir() if p.name not in ours)
+    if foreign:
+        raise InputError(f"{folder} holds files that no earlier workbench new wrote ({_names(foreign)}; its "
+                         f"{PROBES} does not name them): new writes only into an empty folder or one of its own, "
+                         "even with --force; give another with --samples DIR, or move them")
+    return sorted(p for p in folder.iterdir() if p not in written)
+
+
+def _names(paths: list[Path], shown: int = 5) -> str:
+    more = f" and {len(paths) - shown} more" if len(paths) > shown else ""
+    return ", ".join(visible(p.name) for p in paths[:shown]) + more
 
 
 def _write(files: list[tuple[Path, str]], folders: list[Path]) -> list[str]:

@@ -39,6 +39,10 @@ def open_(
              "(--schema FILE runs another) and each row's prompt; SAMPLE is left out.",
     ),
     limit: int = typer.Option(200, "--limit", metavar="N", help="With --scan: the first N failing rows."),
+    samples_dir: Optional[Path] = typer.Option(
+        None, "--samples-dir", metavar="DIR",
+        help="With --scan: write the rows into DIR (new or empty), where the goldens and prompts saved in the TUI "
+             "stay; without it they go into a temporary folder removed on quit."),
 ) -> None:
     """Open the workbench: edit SCHEMA (a response_schema or a response_template) and watch it
     parse SAMPLE live."""
@@ -59,9 +63,14 @@ def open_(
         try:
             if template and schema is not None:
                 raise InputError("give --schema FILE or --template, not both")
+            if samples_dir is not None and scan is None:
+                raise InputError("--samples-dir goes with --scan RESULT")
             if scan is not None:
+                _check_rows_folder(samples_dir)
                 paths, notes, schema, runtime = _scan_samples(scan, Path(probes), limit, sample, schema, template,
                                                               chat_template, runtime)
+                if samples_dir is not None:
+                    paths, notes = _move_rows(paths, notes, Path(probes), samples_dir)
             elif sample is None and (chat_template is None or schema is None):
                 raise InputError("give a SAMPLE, or --chat-template with --schema FILE, or --scan RESULT")
             else:
@@ -88,7 +97,19 @@ def open_(
             raise stop(f"error: {exc}", UNUSABLE)
         from ..tui.app import WorkbenchApp  # Textual is imported only for the TUI
 
-        run_app(WorkbenchApp(document, samples, tools=tool_definitions, runtime=tui_runtime))
+        if scan is None:
+            run_app(WorkbenchApp(document, samples, tools=tool_definitions, runtime=tui_runtime))
+            return
+        kept = samples_dir is not None
+        where = (f"The rows are in {samples_dir}: goldens and prompts saved beside them stay" if kept else
+                 f"The rows are in a temporary folder, removed on quit, with any golden or prompt saved beside them "
+                 "(--samples-dir DIR keeps them)")
+        try:
+            run_app(WorkbenchApp(document, samples, tools=tool_definitions, runtime=tui_runtime,
+                                 temporary=None if kept else Path(probes), start_notice=where))
+        finally:
+            if kept:
+                say(f"the rows, and the goldens and prompts saved beside them, are in {samples_dir}")
 
 
 def run_app(app) -> None:
@@ -170,6 +191,33 @@ def _scan_samples(scan: Path, folder: Path, limit: int, sample, schema, template
     scan_runtime = options.get("runtime") if isinstance(options, dict) and schema is None else None
     scan_runtime = scan_runtime if isinstance(scan_runtime, str) else None
     return found.samples, found.notes, found.parser, runtime if runtime is not None else scan_runtime
+
+
+def _check_rows_folder(folder: Optional[Path]) -> None:
+    """``--samples-dir DIR``: a folder that does not exist yet, or an empty one (nothing in it is
+    written over or mixed with the rows; ``workbench open DIR`` opens rows written there before)."""
+    if folder is None:
+        return
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"--samples-dir {folder}: a file, not a folder")
+    if folder.is_dir() and any(folder.iterdir()):
+        raise InputError(f"--samples-dir {folder}: holds files already; give a new or empty folder (workbench open "
+                         f"{folder} opens rows written there before)")
+
+
+def _move_rows(paths: list[Path], notes: dict, written: Path, folder: Path) -> tuple[list[Path], dict]:
+    """The rows (with their prompts and goldens) read back into ``written`` written again into
+    ``folder`` (created), all at once; the samples' paths and notes there."""
+    from ..files import atomic_write_all, read_text
+
+    files = [(folder / p.name, read_text(p, "sample")) for p in sorted(written.iterdir()) if p.is_file()]
+    _check_rows_folder(folder)  # still empty: nothing of the user's is written over
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        atomic_write_all(files)
+    except OSError as exc:
+        raise InputError(f"--samples-dir {folder}: could not write the rows there ({exc.strerror or exc})") from None
+    return [folder / p.name for p in paths], {folder / p.name: note for p, note in notes.items()}
 
 
 def _probe_samples(chat_template: Path, document, variables: list[str], folder: Path, budget=None, runtime=None) -> list:

@@ -76,7 +76,8 @@ def failing_rows(results_path: Path, limit: int) -> list[tuple[int, str, str, st
         d = batch.to_pydict()
         for i, verdict in enumerate(d["verdict"]):
             if verdict in FAILING:
-                found.append((d["row"][i], verdict, d["kind"][i] or "", d["where"][i] or "", d["detail"][i] or ""))
+                # kind, where and detail as text whatever the file holds (they are shown and named)
+                found.append((d["row"][i], verdict, *(str(d[key][i] or "") for key in ("kind", "where", "detail"))))
                 if len(found) >= limit:
                     return found
     return found
@@ -110,10 +111,7 @@ def read_back(results_path: Path, folder: Path, limit: int = 200, parser: Path |
                          else f"{results_path}: not a file; give the Parquet file workbench scan wrote")
     try:
         meta = read_meta(results_path)
-        data, split, rows = meta["data"], meta.get("split"), int(meta["rows"])
-        if not isinstance(data, str) or not isinstance(meta["parser"], str):
-            raise ValueError("no data or parser named in its metadata")
-        columns = Columns(meta["columns"]["text"], meta["columns"].get("prompt"), expected=meta["columns"].get("expected"))
+        data, split, rows, columns = _checked_meta(meta, results_path, Columns)
         failing = failing_rows(results_path, limit + 1)
     except ImportError as exc:
         raise source.missing_extra(exc) from None
@@ -145,12 +143,60 @@ def read_back(results_path: Path, folder: Path, limit: int = 200, parser: Path |
     if len(dataset) != rows:
         raise InputError(f"{data}: has {len(dataset)} rows, the scan read {rows}: the data changed since the scan; "
                          "scan it again")
+    # Same number of rows is not the same rows: the digest of the bytes the scan read, when the
+    # results have one (results written before it was kept are checked by their row count only).
+    if meta.get("data_digest") is not None and source.data_digest(data, dataset) != meta["data_digest"]:
+        raise InputError(f"{data}: not the data {results_path.name} was scanned from (its bytes changed since the "
+                         "scan); scan it again")
     verdicts = {row: (verdict, kind) for row, verdict, kind, _where, _detail in failing}
     found.samples = write_samples(dataset, [row for row, *_ in failing], columns, folder, False, verdicts=verdicts)
     if columns.expected is not None:
         _write_goldens(dataset, failing, columns.expected, folder, verdicts)
     found.notes = {path: _note(*failure) for path, failure in zip(found.samples, failing)}
     return found
+
+
+# A split as datasets names them (``train``, ``test.clean``): never a path.
+_SPLIT = re.compile(r"\w+(?:\.\w+)*", re.ASCII)
+_OPTIONAL_COLUMNS = ("prompt", "tools", "expected", "id")
+
+
+def _checked_meta(meta: Any, results_path: Path, columns_type: Any) -> tuple[str, str | None, int, Any]:
+    """(data, split, rows, columns) from a results file's metadata, which anyone may have written:
+    each of the right type and shape, or a ``ValueError`` naming the key (said as "not the results
+    of workbench scan")."""
+    def bad(key: str, what: str) -> ValueError:
+        return ValueError(f"{results_path}: not the results of workbench scan as it writes them: its metadata's "
+                          f"{key} is {what}")
+
+    if not isinstance(meta, dict):
+        raise bad("top level", "not an object")
+    for key in ("data", "parser"):
+        if not isinstance(meta.get(key), str) or not meta[key] or "\0" in meta[key]:
+            raise bad(key, "not a path or dataset name")
+    split = meta.get("split")
+    if split is not None and not (isinstance(split, str) and _SPLIT.fullmatch(split)):
+        raise bad("split", "not a split name (letters, digits, '_', '.')")
+    rows = meta.get("rows")
+    if type(rows) is not int or rows < 0:
+        raise bad("rows", "not a number of rows")
+    if meta.get("partial") and (type(meta.get("rows_written", rows)) is not int or not 0 <= meta.get("rows_written", rows) <= rows):
+        raise bad("rows_written", "not a number of rows up to rows")
+    given = meta.get("columns")
+    if not isinstance(given, dict) or not isinstance(given.get("text"), str):
+        raise bad("columns", "not the columns the scan read")
+    for key in _OPTIONAL_COLUMNS:
+        if given.get(key) is not None and not isinstance(given[key], str):
+            raise bad(f"columns.{key}", "not a column name")
+    options = meta.get("options")
+    if options is not None and not isinstance(options, dict):
+        raise bad("options", "not an object")
+    if isinstance(options, dict) and options.get("runtime") is not None and not isinstance(options["runtime"], str):
+        raise bad("options.runtime", "not a release")
+    digest = meta.get("data_digest")
+    if digest is not None and not (isinstance(digest, str) and re.fullmatch(r"[0-9a-f]{64}", digest)):
+        raise bad("data_digest", "not a digest")
+    return meta["data"], split, rows, columns_type(given["text"], given.get("prompt"), expected=given.get("expected"))
 
 
 def _note(_row: int, verdict: str, kind: str, where: str, detail: str) -> str:

@@ -80,11 +80,16 @@ class WorkbenchApp(App):
     rescued: list[str] = []  # after an unexpected error: where the unsaved edits went
 
     def __init__(self, document: SchemaDocument, samples: list[Sample], start: int = 0, tools: Any = None,
-                 runtime: Any = None) -> None:
+                 runtime: Any = None, temporary: Path | None = None, start_notice: str | None = None) -> None:
         super().__init__()
         self.document = document
         self.samples = samples
         self.start = start
+        # A folder removed when the app ends (open --scan's rows): what is saved into it is said to
+        # be temporary when saved, and quitting asks before it goes (kept: what was saved there).
+        self.temporary = temporary.resolve() if temporary is not None else None
+        self.kept_in_temporary: list[Path] = []
+        self.start_notice = start_notice  # said as the app starts (where the samples are)
         self.tools = tools  # tools= for template parses (workbench open --tools)
         self.runtime = release(runtime)  # the release a template runs as (workbench open --runtime; ctrl+r)
         self.client = AnalysisClient()  # the analysis process; the main screen owns it once mounted
@@ -98,6 +103,8 @@ class WorkbenchApp(App):
         self.install_screen(WorkbenchScreen(self.document, self.samples, self.start, self.tools, self.runtime, self.client), "main")
         self.push_screen("main")
         self.set_interval(1.0, self._check_disk)
+        if self.start_notice:
+            self.notify(self.start_notice, timeout=15)
         # A 2 MB trace is hundreds of thousands of objects; a cycle collection over them stalls
         # the interface for 100-300 ms mid-typing. Collect only when the user pauses instead.
         gc.freeze()
@@ -308,6 +315,8 @@ class WorkbenchApp(App):
                 self._error(f"Could not save the prompt: {exc}")
                 return
             main.prompt_saved(written)
+            if self._temporary(written):
+                main.status.say(f"Saved the prompt to {written}{self._temporary(written)}", "warning")
             for notice in prompt.notices:
                 self.notify(visible(notice), timeout=10, markup=False)
 
@@ -325,7 +334,8 @@ class WorkbenchApp(App):
 
     async def action_quit(self) -> None:
         lost = self.main.unsaved()
-        if not lost:
+        kept = [p for p in dict.fromkeys(self.kept_in_temporary) if p.exists()]
+        if not lost and not kept:
             self.exit()
             return
 
@@ -334,7 +344,21 @@ class WorkbenchApp(App):
                 self.exit()
 
         what = " and ".join(lost)
-        self.push_screen(ConfirmScreen(f"{what[0].upper()}{what[1:]} {'has' if len(lost) == 1 else 'have'} unsaved edits. Quit and lose them?", "Quit"), answered)
+        question = f"{what[0].upper()}{what[1:]} {'has' if len(lost) == 1 else 'have'} unsaved edits. " if lost else ""
+        if kept:
+            names = ", ".join(p.name for p in kept[:3]) + (f" and {len(kept) - 3} more" if len(kept) > 3 else "")
+            question += (f"What you saved beside the samples ({names}) is in {self.temporary}, a temporary folder "
+                         "removed on quit (workbench open --scan RESULT --samples-dir DIR keeps it). ")
+        self.push_screen(ConfirmScreen(question + "Quit and lose them?", "Quit"), answered)
+
+    def _temporary(self, written: Path) -> str:
+        """For a file just written into the temporary folder: a note saying so (it is kept in
+        ``kept_in_temporary`` for the question on quit); else ""."""
+        if self.temporary is None or not written.resolve().is_relative_to(self.temporary):
+            return ""
+        self.kept_in_temporary.append(written)
+        return (" — in a temporary folder, removed on quit (workbench open --scan RESULT --samples-dir DIR keeps "
+                "what you save)")
 
     def _check_disk(self) -> None:
         main = self.main
@@ -413,6 +437,7 @@ class WorkbenchApp(App):
         except OSError as exc:
             self._error(f"Could not write the golden: {exc}")
             return
+        said += self._temporary(golden.target)
         self.main.reparse(notice=said)  # the sample bar judges against the new golden
 
     # ----- migrate ---------------------------------------------------------------------------

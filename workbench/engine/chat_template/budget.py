@@ -214,6 +214,7 @@ class SandboxedRenderer(ChatRenderer):
         if pid == 0:  # the child: serve requests until the pipe closes, then leave without cleanup
             code = 0
             try:
+                _own_group()
                 ours.close()
                 for other in list(_LIVE):  # another child must see its pipe close when the parent goes,
                     other._reap.detach()  # and is not this one's to kill
@@ -225,6 +226,7 @@ class SandboxedRenderer(ChatRenderer):
             finally:
                 os._exit(code)
         theirs.close()
+        _own_group(pid)  # here too: a kill that comes before the child's own call still finds the group
         self._pid, self._conn = pid, ours
         _LIVE.add(self)
         # The child goes when the renderer does, or at exit, if nobody closed it.
@@ -240,11 +242,22 @@ class SandboxedRenderer(ChatRenderer):
         return self._reap()
 
 
-def _reap(pid: int, conn: Any) -> int | None:
+def _own_group(pid: int = 0) -> None:
+    """The child (``pid``, 0 in the child itself) leads a process group of its own, so whatever it
+    starts (a renderer's ``subprocess.Popen``, an ``os.fork``) is killed with it. It stays in the
+    command's session: a process that leaves the group on purpose is still the command's."""
     try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
+        os.setpgid(pid, 0)
+    except OSError:  # the child has already done it, or exited (its group is killed all the same)
         pass
+
+
+def _reap(pid: int, conn: Any) -> int | None:
+    for kill in (os.killpg, os.kill):  # the child's group, then the child alone had it no group yet
+        try:
+            kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
     try:
         _, status = os.waitpid(pid, 0)
     except ChildProcessError:
@@ -310,13 +323,16 @@ def _answer(request: tuple, source: str, variables: dict[str, Any], budget: Rend
 
 def _limit(budget: RenderBudget) -> None:
     """In the child: the address space it may add (where the platform has ``RLIMIT_AS``), and a CPU
-    limit past the time budget, so a child whose parent died cannot spin on."""
+    limit past the time budget, so a child whose parent died cannot spin on. Both hard limits are
+    lowered too: code rendering here (a Python renderer) cannot raise its own soft limits back, and
+    what it starts inherits them."""
     if resource is None:
         return
     try:
         cpu = math.ceil(budget.seconds) + 2
         _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu if hard == resource.RLIM_INFINITY else min(cpu, hard), hard))
+        cpu = cpu if hard == resource.RLIM_INFINITY else min(cpu, hard)
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
     except (ValueError, OSError, AttributeError):
         pass
     base = _address_space()
@@ -328,7 +344,7 @@ def _limit(budget: RenderBudget) -> None:
         for cap in (soft, hard):
             if cap != resource.RLIM_INFINITY:
                 limit = min(limit, cap)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     except (ValueError, OSError, AttributeError):
         pass
 
