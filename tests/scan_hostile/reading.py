@@ -22,20 +22,23 @@ def _good(folder: Path, url: str) -> list[str]:
 
 
 def _image_metadata(folder: Path, url: str) -> list[str]:
-    """A Parquet file whose ``huggingface`` metadata says its text column is an Image: datasets
-    would open the path and fetch the URL its rows name when the scan reads them."""
+    """A Parquet file whose ``huggingface`` metadata says its id column is an Image (stored as
+    Image stores it: bytes and a path): datasets would open the path and fetch the URL its rows
+    name when the scan reads them (or stop on a missing Pillow)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     outside = folder.parent / f"{folder.name}-outside.png"
     outside.write_bytes(b"not an image")
     rows = good_rows(4)
-    texts = [f"{url}/cat.png", str(outside), rows[0]["text"], rows[1]["text"]]
-    table = pa.table({"text": texts, "prompt": [r["prompt"] for r in rows]})
-    features = {"text": {"_type": "Image"}, "prompt": {"dtype": "string", "_type": "Value"}}
+    pictures = [{"bytes": None, "path": p} for p in (f"{url}/cat.png", str(outside), f"{url}/dog.png", None)]
+    table = pa.table({"text": [r["text"] for r in rows], "prompt": [r["prompt"] for r in rows],
+                      "picture": pa.array(pictures, pa.struct([("bytes", pa.binary()), ("path", pa.string())]))})
+    features = {"text": {"dtype": "string", "_type": "Value"}, "prompt": {"dtype": "string", "_type": "Value"},
+                "picture": {"_type": "Image"}}
     table = table.replace_schema_metadata({"huggingface": json.dumps({"info": {"features": features}})})
     pq.write_table(table, folder / "images.parquet")
-    return _args(folder / "images.parquet", folder)
+    return _args(folder / "images.parquet", folder, "--id-column", "picture")
 
 
 def _results_rows(n: int, name: str):
@@ -124,7 +127,7 @@ def _ray_typo(folder: Path, url: str) -> list[str]:
 
 CASES = [
     Case("reading-good-data", _good, frozenset({1}), outputs=("gens.parser.scan.parquet",)),
-    Case("reading-image-metadata", _image_metadata, frozenset({0, 1}), outputs=("images.parser.scan.parquet",),
+    Case("reading-image-metadata", _image_metadata, frozenset({1}), outputs=("images.parser.scan.parquet",),
          check=_results_rows(4, "images.parser.scan.parquet")),
     Case("reading-hub-id-offline", _hub_id, frozenset({2}), says="not a Hub dataset in the cache", deadline=30),
     Case("reading-folder-link-out", _link_out, frozenset({2}), says="outside"),
