@@ -44,7 +44,7 @@ def test_one_file_whose_columns_do_not_mix_is_read_by_datasets_as_it_is(tmp_path
     (b'{"text": "x", "deep": ' + b"[" * 20_000 + b"]" * 20_000 + b"}", "a.jsonl:2: JSON nested deeper"),
     (b'["not", "an", "object"]', "a.jsonl:2: not a JSON object"),
     (b'{"text": ', "a.jsonl:2: not a JSON object"),
-])
+], ids=["utf8", "deep", "not-object", "cut"])
 def test_json_lines_are_checked_before_pyarrow_reads_them(tmp_path, line, says):
     path = tmp_path / "a.jsonl"
     path.write_bytes(b'{"text": "fine"}\n' + line + b"\n")
