@@ -29,6 +29,7 @@ _SAVED = ("dataset_info.json", "state.json", "dataset_dict.json")
 MAX_DEPTH = 900
 # The environment that keeps datasets and huggingface_hub off the network: Hub ids from the cache,
 # and no download count (datasets HEADs s3.amazonaws.com for every load_dataset, a local file too).
+_READ: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # dataset -> the files datasets read
 _OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_UPDATE_DOWNLOAD_COUNTS": "0"}
 
 
@@ -90,7 +91,7 @@ def _open(datasets: Any, data: str, split: str | None) -> Any:
         elif path.exists():
             kind, files = data_files(data)
             scratch = Path(tempfile.mkdtemp(prefix="workbench-scan-"))
-            loaded = _files(datasets, kind, files, scratch)
+            loaded, read = _files(datasets, kind, files, scratch)
         else:
             try:
                 loaded = datasets.load_dataset(data, split=split or "train")
@@ -117,9 +118,16 @@ def _open(datasets: Any, data: str, split: str | None) -> Any:
         _remove(scratch)
         raise
     if scratch is not None:
+        _READ[loaded] = read
         # The Arrow copy lives as long as the dataset (its memory maps point into it), and no longer.
         weakref.finalize(loaded, _remove, scratch)
     return loaded
+
+
+def read_as(dataset: Any) -> list[str] | None:
+    """The files datasets read for ``dataset``: DATA's own, or copies (JSON whose columns mix
+    types); None for a saved or Hub dataset."""
+    return _READ.get(dataset)
 
 
 def _remove(folder: Path | None) -> None:
@@ -194,11 +202,11 @@ def _check_links(folder: Path, data: str) -> None:
                                  f"files (copy it in)")
 
 
-def _files(datasets: Any, kind: str, files: list[str], scratch: Path) -> Any:
+def _files(datasets: Any, kind: str, files: list[str], scratch: Path) -> tuple[Any, list[str]]:
     """Several files as one dataset, converted into ``scratch``. datasets takes the first file's
     column types for all, so a column that is all null in one file (no expected message there)
     and text in the next stops it: then each file is read alone, a column null in one takes the
-    type it has in another, and the files are joined in order."""
+    type it has in another, and the files are joined in order. Returns it and the files read."""
     options: dict[str, Any] = {"cache_dir": str(scratch / "cache")}
     if kind == "json":
         files = json_files(files, scratch)
@@ -211,7 +219,7 @@ def _files(datasets: Any, kind: str, files: list[str], scratch: Path) -> Any:
         return datasets.load_dataset(kind, data_files=some, split="train", **options, **extra)
 
     try:
-        return load(files)
+        return load(files), files
     except Exception:  # noqa: BLE001 - read them one by one below; a real error shows there
         if len(files) == 1:
             raise
@@ -226,7 +234,7 @@ def _files(datasets: Any, kind: str, files: list[str], scratch: Path) -> Any:
             if getattr(feature, "dtype", None) == "null" and name in types:
                 part = part.cast_column(name, types[name])
         parts[i] = part
-    return datasets.concatenate_datasets(parts)
+    return datasets.concatenate_datasets(parts), files
 
 
 def _parquet_features(datasets: Any, file: str) -> Any:
