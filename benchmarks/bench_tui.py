@@ -32,8 +32,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_engine import hermes_output  # noqa: E402
 
-from workbench.document import SchemaDocument  # noqa: E402
-from workbench.samples import load  # noqa: E402
+from workbench.store.document import SchemaDocument  # noqa: E402
+from workbench.store.samples import load  # noqa: E402
 from workbench.tui.app import WorkbenchApp  # noqa: E402
 
 SCHEMA = ROOT / "schemas" / "qwen3.json"
@@ -120,8 +120,8 @@ def large_first_paints(runs: int = 3) -> None:
 def families_at_2_mb() -> list[tuple[str, float, bool]]:
     """Each shipped family's samples, joined and repeated to ~2 MB, analysed in the TUI's analysis
     process: (family, seconds, parsed within the limit). Shows the default limit is enough."""
-    from workbench.samples import Sample
-    from workbench.worker import AnalysisClient
+    from workbench.store.samples import Sample
+    from workbench.live.process import AnalysisClient
 
     from workbench.tui.screens.main import TIME_LIMIT
 

@@ -20,7 +20,7 @@ from workbench.engine.depth import MAX_JSON_DEPTH, RECURSION_LIMIT, RUNTIME_JSON
 from workbench.engine.schema.regexes import compile_re
 from workbench.engine.template import load_template, parse_response as template_parse_response
 from workbench.engine.template.load import describe_load_error
-from workbench.files import MAX_INPUT_BYTES, InputError, NestingError, load_json, parse_json_text, read_sample
+from workbench.store.files import MAX_INPUT_BYTES, InputError, NestingError, load_json, parse_json_text, read_sample
 
 from oracle import oracle_parse, same as _same
 

@@ -12,9 +12,9 @@ import pytest
 from tokenizers import Tokenizer
 from tokenizers.models import WordLevel
 
-from workbench.chat_template_files import load_chat_template
+from workbench.store.chat_template_files import load_chat_template
 from workbench.engine.chat_template import ChatTemplateError, SandboxedRenderer, render_chat
-from workbench.files import InputError
+from workbench.store.files import InputError
 
 TEMPLATES = sorted((Path(__file__).parent / "chat_templates").glob("*.jinja"))
 

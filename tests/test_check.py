@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from workbench.samples import is_sample_file
+from workbench.store.samples import is_sample_file
 
 ROOT = Path(__file__).resolve().parent.parent
 

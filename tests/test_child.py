@@ -1,4 +1,4 @@
-"""workbench.child: a job in a child process gives back its result or its exception (same type),
+"""workbench.live.child: a job in a child process gives back its result or its exception (same type),
 and is killed, leaving nothing behind, when it runs past its time or the caller gives up."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from workbench import child
-from workbench.files import WriteError, atomic_write
+from workbench.live import child
+from workbench.store.files import WriteError, atomic_write
 
 CATASTROPHIC = r"^((?:a|a)+)+$"  # 2^40 ways to fail on the text below: hours, not seconds
 HOPELESS = "a" * 40 + "!"

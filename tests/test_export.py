@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from fallback_templates import QWEN3
 
-from workbench.engine.export import ExportRefused, export_schema, verify_tokenizer_dir
+from workbench.jobs.export import ExportRefused, export_schema, verify_tokenizer_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 QWEN_PATH = ROOT / "schemas" / "qwen3.json"
@@ -220,12 +220,12 @@ def test_verify_without_its_releases_writes_nothing(tokenizer_dir, tmp_path, mon
     """A release that cannot be had (no registry, no disk) stops the export before any write."""
     from typer.testing import CliRunner
 
-    import workbench.runtimes
+    import workbench.jobs.runtimes
     from workbench.cli.app import app
 
     before = snapshot(tokenizer_dir)
-    monkeypatch.setattr(workbench.runtimes, "installed_version", lambda: None)
-    monkeypatch.setattr(workbench.runtimes, "runtimes_dir", lambda: tmp_path / "runtimes")
+    monkeypatch.setattr(workbench.jobs.runtimes, "installed_version", lambda: None)
+    monkeypatch.setattr(workbench.jobs.runtimes, "runtimes_dir", lambda: tmp_path / "runtimes")
     monkeypatch.setattr(sys, "executable", str(tmp_path / "no-python"))  # so the environment cannot be built
     result = CliRunner().invoke(app, ["export", str(QWEN_PATH), "--tokenizer-dir", str(tokenizer_dir), "--verify"])
     assert result.exit_code == 2, result.output
@@ -235,7 +235,7 @@ def test_verify_without_its_releases_writes_nothing(tokenizer_dir, tmp_path, mon
 
 
 def test_write_errors_name_the_target_not_the_temporary_file(tmp_path, monkeypatch):
-    from workbench.files import WriteError, atomic_write
+    from workbench.store.files import WriteError, atomic_write
 
     target = tmp_path / "s.json"
     target.write_text("old")
@@ -256,7 +256,7 @@ def test_write_errors_name_the_target_not_the_temporary_file(tmp_path, monkeypat
 
 
 def test_a_file_that_cannot_be_staged_leaves_the_others_untouched(tmp_path):
-    from workbench.files import WriteError, atomic_write_all
+    from workbench.store.files import WriteError, atomic_write_all
 
     first = tmp_path / "a.json"
     first.write_text("old")
@@ -365,9 +365,9 @@ def test_every_family_exported_with_both_keys_parses_its_samples_right_under_bot
     with the workbench on every sample in each release range (each release started once)."""
     import shutil
 
-    from workbench.engine.export import export_parsers
-    from workbench.samples import discover, load
-    from workbench.verify import prepare_runtimes, verify_many
+    from workbench.jobs.export import export_parsers
+    from workbench.store.samples import discover, load
+    from workbench.jobs.verify import prepare_runtimes, verify_many
 
     folders = []
     for template_path in sorted((ROOT / "schemas").glob("*.template.json")):
@@ -441,7 +441,7 @@ def test_export_never_writes_over_its_own_input(tmp_path):
 
 
 def test_the_tuis_export_replaces_a_file_only_when_told(tmp_path):
-    from workbench.engine.export import export_to
+    from workbench.jobs.export import export_to
 
     out = tmp_path / "out.json"
     out.write_text("mine", encoding="utf-8")
@@ -457,7 +457,7 @@ def test_the_tuis_export_replaces_a_file_only_when_told(tmp_path):
 RACER = r"""
 import json, sys
 from pathlib import Path
-from workbench.engine.export import export_parsers
+from workbench.jobs.export import export_parsers
 
 folder, kind, rounds, gate = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
 key = "response_schema" if kind == "schema" else "response_template"
@@ -512,7 +512,7 @@ def test_concurrent_exports_into_one_folder_lose_no_key(tokenizer_dir, tmp_path)
 def test_the_tuis_export_into_a_folder_verifies_before_it_writes(tmp_path):
     """The TUI's export into a tokenizer folder checks a staged copy first, as `export --verify`
     does: a folder transformers cannot load keeps its config as it was."""
-    from workbench.engine.export import export_to
+    from workbench.jobs.export import export_to
 
     folder = tmp_path / "tok"
     folder.mkdir()

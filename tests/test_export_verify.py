@@ -18,9 +18,9 @@ import pytest
 from test_export import QWEN, QWEN_PATH, ROOT, SAMPLE, run, snapshot, tokenizer_dir  # noqa: F401 - the fixture
 
 import workbench.cli.export
-import workbench.runtimes
-import workbench.verify
-from workbench.runtimes import SCHEMA_RUNTIME, TEMPLATE_RUNTIMES
+import workbench.jobs.runtimes
+import workbench.jobs.verify
+from workbench.jobs.runtimes import SCHEMA_RUNTIME, TEMPLATE_RUNTIMES
 
 TEMPLATE_PATH = ROOT / "schemas" / "qwen3.template.json"
 
@@ -50,7 +50,7 @@ def both(python: Path) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def real_pythons() -> dict[str, Path]:
-    from workbench.verify import prepare_runtimes
+    from workbench.jobs.verify import prepare_runtimes
 
     return prepare_runtimes()
 
@@ -92,9 +92,9 @@ def disagreeing_runtimes(tmp_path: Path, version: str = "5.24.0") -> Path:
         if release == version:
             python.write_text(DISAGREEING_PROBE.format(python=sys.executable, version=version), encoding="utf-8")
         else:  # the real release (a symlink would lose its environment)
-            python.write_text(f'#!/bin/sh\nexec "{workbench.runtimes.runtime_python(release)}" "$@"\n', encoding="utf-8")
+            python.write_text(f'#!/bin/sh\nexec "{workbench.jobs.runtimes.runtime_python(release)}" "$@"\n', encoding="utf-8")
         python.chmod(0o755)
-        (env / workbench.runtimes.STAMP).write_text(json.dumps(workbench.runtimes._stamp(release)), encoding="utf-8")
+        (env / workbench.jobs.runtimes.STAMP).write_text(json.dumps(workbench.jobs.runtimes._stamp(release)), encoding="utf-8")
     return folder
 
 
@@ -180,7 +180,7 @@ def test_a_malformed_answer_is_an_error_naming_the_release(tokenizer_dir, tmp_pa
 def test_a_probe_that_hangs_is_stopped_naming_the_release_and_the_sample(tokenizer_dir, tmp_path, monkeypatch, progress, where):
     # It reports how far it got, then never finishes.
     python = fake_python(tmp_path, "python", f"echo '{progress}' > \"$4\"\nexec sleep 60")
-    monkeypatch.setattr(workbench.runtimes, "probe_limit", lambda jobs, time_limit: 1.5)
+    monkeypatch.setattr(workbench.jobs.runtimes, "probe_limit", lambda jobs, time_limit: 1.5)
     before = snapshot(tokenizer_dir)
     result = invoke(monkeypatch, both(python), str(QWEN_PATH), "--tokenizer-dir", str(tokenizer_dir), "--verify", "--sample", str(SAMPLE))
     assert_untouched(result, tokenizer_dir, before)
@@ -190,8 +190,8 @@ def test_a_probe_that_hangs_is_stopped_naming_the_release_and_the_sample(tokeniz
 
 def test_the_probes_wall_clock_limit_covers_start_up_loads_and_each_parse():
     jobs = [(Path("a"), [{}] * 3), (Path("b"), [{}])]
-    limit = workbench.runtimes.probe_limit(jobs, 2.0)
-    assert limit == workbench.runtimes.PROBE_START + 2 * workbench.runtimes.PROBE_LOAD + 8 * (2.0 + workbench.runtimes.PROBE_PARSE_SLACK)
+    limit = workbench.jobs.runtimes.probe_limit(jobs, 2.0)
+    assert limit == workbench.jobs.runtimes.PROBE_START + 2 * workbench.jobs.runtimes.PROBE_LOAD + 8 * (2.0 + workbench.jobs.runtimes.PROBE_PARSE_SLACK)
 
 
 def test_the_probe_gets_no_stdin_and_its_stdout_carries_no_answer(tokenizer_dir, tmp_path, monkeypatch, real_pythons):
@@ -331,8 +331,8 @@ def test_verify_with_a_chat_template_that_renders_nothing_writes_nothing(tokeniz
 
 
 def test_verify_many_refuses_folders_without_samples(tokenizer_dir):
-    from workbench.runtimes import RuntimeUnavailable
-    from workbench.verify import verify_many
+    from workbench.jobs.runtimes import RuntimeUnavailable
+    from workbench.jobs.verify import verify_many
 
     with pytest.raises(RuntimeUnavailable, match="no samples to check .* so nothing was verified"):
         verify_many([(tokenizer_dir, {"response_schema": QWEN}, [])], {})
@@ -353,19 +353,19 @@ def test_built_runtimes_hold_jmespath_and_old_ones_are_rebuilt(tmp_path, monkeyp
             (Path(command[3]) / "bin").mkdir(parents=True)
             (Path(command[3]) / "bin" / "python").touch()
 
-    monkeypatch.setattr(workbench.runtimes, "installed_version", lambda: None)
-    monkeypatch.setattr(workbench.runtimes, "runtimes_dir", lambda: tmp_path)
-    monkeypatch.setattr(workbench.runtimes, "_run", fake_run)
+    monkeypatch.setattr(workbench.jobs.runtimes, "installed_version", lambda: None)
+    monkeypatch.setattr(workbench.jobs.runtimes, "runtimes_dir", lambda: tmp_path)
+    monkeypatch.setattr(workbench.jobs.runtimes, "_run", fake_run)
     old = tmp_path / "transformers-5.14.1"
     (old / "bin").mkdir(parents=True)
     (old / "bin" / "python").touch()
     (old / "workbench-runtime.json").write_text(json.dumps({"transformers": "5.14.1"}), encoding="utf-8")  # before jmespath
-    python = workbench.runtimes.runtime_python("5.14.1")
+    python = workbench.jobs.runtimes.runtime_python("5.14.1")
     assert python == old / "bin" / "python"
     install = commands[-1]
     assert "transformers==5.14.1" in install and "jmespath" in install
     commands.clear()
-    assert workbench.runtimes.runtime_python("5.14.1") == python and commands == []  # built once
+    assert workbench.jobs.runtimes.runtime_python("5.14.1") == python and commands == []  # built once
 
 
 def test_the_real_runtimes_import_jmespath(real_pythons):
@@ -384,11 +384,11 @@ def test_the_shipped_qwen3_schema_verifies_in_a_built_runtime(tokenizer_dir, mon
 
     from workbench.cli.app import app
 
-    monkeypatch.setattr(workbench.runtimes, "installed_version", lambda: None)  # build 5.14.1 as a user without it would
+    monkeypatch.setattr(workbench.jobs.runtimes, "installed_version", lambda: None)  # build 5.14.1 as a user without it would
     assert "x-parser-args" in QWEN_PATH.read_text(encoding="utf-8")
     result = CliRunner().invoke(app, ["export", str(QWEN_PATH), "--tokenizer-dir", str(tokenizer_dir), "--verify", "--sample",
                                       str(ROOT / "sample_outputs" / "qwen3")])
     assert result.exit_code == 0, result.output
     assert "verify: 5.3–5.14 read response_schema: parse_response agrees with the workbench on" in result.output
-    assert str(workbench.runtimes.runtimes_dir() / "transformers-5.14.1") in " ".join(
-        str(p) for p in workbench.verify.prepare_runtimes().values())
+    assert str(workbench.jobs.runtimes.runtimes_dir() / "transformers-5.14.1") in " ".join(
+        str(p) for p in workbench.jobs.verify.prepare_runtimes().values())

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from workbench.document import SchemaDocument
-from workbench.samples import MATCHES, discover, family_schema, load
+from workbench.store.document import SchemaDocument
+from workbench.store.samples import MATCHES, discover, family_schema, load
 from workbench.tui.app import WorkbenchApp
 
 from families import has_schema
@@ -43,7 +43,7 @@ TEMPLATES = sorted(p for p in (ROOT / "schemas").glob("*.template.json"))
 async def test_family_opens_with_its_template_and_the_bar_agrees_with_workbench_check(template: Path):
     """``workbench open sample_outputs/<family>/ --template``: the family's samples with its
     response template; each sample's verdict is the one ``workbench check`` gives (samples.judge)."""
-    from workbench.samples import judge
+    from workbench.store.samples import judge
     import json
 
     folder = ROOT / "sample_outputs" / template.name.removesuffix(".template.json")

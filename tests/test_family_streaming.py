@@ -16,7 +16,7 @@ from families import TEMPLATE_SUFFIX
 from workbench.engine.template import parse_response
 from workbench.engine.template.chunked import closes
 from workbench.formats import format_of
-from workbench.samples import is_sample_file, load
+from workbench.store.samples import is_sample_file, load
 from workbench.scan.suspects import chunkings
 
 ROOT = Path(__file__).resolve().parent.parent

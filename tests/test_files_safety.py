@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.files import ReadOnlyError, WriteError, atomic_write, atomic_write_all
+from workbench.store.files import ReadOnlyError, WriteError, atomic_write, atomic_write_all
 
 ROOT = Path(__file__).resolve().parent.parent
 SURROGATE_CALL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "\\ud800"}}\n</tool_call><|im_end|>'

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from workbench.analysis import analyze
+from workbench.live.analysis import analyze
 from workbench.formats import Format
 from workbench.formats.schema import FIRST_RUN_UNCACHED
 

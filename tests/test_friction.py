@@ -93,7 +93,7 @@ def test_exporting_a_template_without_transformers_advises_a_release_that_reads_
 
     import pytest
 
-    from workbench.engine.export import ExportRefused, verify_tokenizer_dir
+    from workbench.jobs.export import ExportRefused, verify_tokenizer_dir
 
     monkeypatch.setitem(sys.modules, "transformers", None)  # import fails: as if not installed
     template = json.loads((ROOT / "schemas" / "qwen3.template.json").read_text(encoding="utf-8"))
@@ -155,9 +155,9 @@ def test_open_with_template_on_a_new_family_proposes_the_familys_template_file(t
 
 async def test_saving_a_new_familys_template_asks_with_the_full_path_and_writes_there(tmp_path):
     from tests.tui_helpers import SIZE, settle
-    from workbench.document import SchemaDocument
-    from workbench.prompts import STARTER_TEMPLATE
-    from workbench.samples import load
+    from workbench.store.document import SchemaDocument
+    from workbench.store.prompts import STARTER_TEMPLATE
+    from workbench.store.samples import load
     from workbench.tui.app import WorkbenchApp
     from workbench.tui.screens.prompt import PromptScreen
 
@@ -177,9 +177,9 @@ async def test_saving_a_new_familys_template_asks_with_the_full_path_and_writes_
 
 async def test_a_parser_without_a_file_is_proposed_with_its_full_path(tmp_path, monkeypatch):
     from tests.tui_helpers import SIZE, settle
-    from workbench.document import SchemaDocument
-    from workbench.prompts import STARTER_TEMPLATE
-    from workbench.samples import load
+    from workbench.store.document import SchemaDocument
+    from workbench.store.prompts import STARTER_TEMPLATE
+    from workbench.store.samples import load
     from workbench.tui.app import WorkbenchApp
     from workbench.tui.screens.prompt import PromptScreen
 

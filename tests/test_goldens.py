@@ -14,9 +14,9 @@ import pytest
 
 from families import has_schema, needs_5_24
 from oracle import RAISED, oracle_parse, run_oracle, same
-from workbench.check import check
+from workbench.jobs.check import check
 from families import TEMPLATE_SUFFIX
-from workbench.samples import ERROR_SUFFIX, Sample, family_schema, is_sample_file
+from workbench.store.samples import ERROR_SUFFIX, Sample, family_schema, is_sample_file
 from workbench.engine.versions import TEMPLATE
 
 ROOT = Path(__file__).resolve().parent.parent

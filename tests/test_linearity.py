@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.linearity import FLOOR, MAX_GROWTH, boundaries, check_linear, growth
+from workbench.jobs.linearity import FLOOR, MAX_GROWTH, boundaries, check_linear, growth
 
 LINEAR = {
     "type": "object",
@@ -91,7 +91,7 @@ def test_a_linear_schema_passes(tmp_path):
     assert result.ok, [(t.where, t.kind, t.seconds) for t in result.failures]
     # every boundary once, all four kinds at the start and the end, and the repeated sample; then
     # the plain answers: all four kinds before the lone answer, one kind for each other input
-    from workbench.linearity import delimiters, plain_inputs
+    from workbench.jobs.linearity import delimiters, plain_inputs
 
     plain = len(plain_inputs(*delimiters([SAMPLE]))) - 1 + 4
     assert result.inputs == len(boundaries(SAMPLE)) + 6 + 1 + plain
@@ -179,7 +179,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_delimiters_and_their_plain_inputs():
-    from workbench.linearity import delimiters, plain_inputs
+    from workbench.jobs.linearity import delimiters, plain_inputs
 
     markers, pairs = delimiters(["<think>a</think>\n\n<response>b</response>", "<tool_call>{}</tool_call><|im_end|>"])
     assert markers == ["<think>", "</think>", "<response>", "</response>", "<tool_call>", "</tool_call>", "<|im_end|>"]
@@ -192,7 +192,7 @@ def test_delimiters_and_their_plain_inputs():
 
 
 def test_markers_that_differ_only_in_a_name_are_one_delimiter():
-    from workbench.linearity import delimiters
+    from workbench.jobs.linearity import delimiters
 
     markers, pairs = delimiters(['<invoke name="f"><parameter=a>1</parameter></invoke><invoke name="g"><parameter=b>2</parameter></invoke>'])
     assert markers == ['<invoke name="f">', "<parameter=a>", "</parameter>", "</invoke>"]
@@ -229,7 +229,7 @@ def test_shipped_ernie45_passes_the_plain_answers(tmp_path):
 
 
 def shipped_parsers():
-    from workbench.samples import parser_files
+    from workbench.store.samples import parser_files
 
     for folder in sorted(p for p in (ROOT / "sample_outputs").iterdir() if p.is_dir()):
         for path, fmt in parser_files(ROOT / "schemas", folder.name):
@@ -240,14 +240,14 @@ def shipped_parsers():
 def test_every_shipped_parser_passes_the_plain_answers(folder, path, fmt, monkeypatch):
     # Runs of 50,000 (5,000 at 1x) keep this under half a minute for every parser; a quadratic
     # parse still takes seconds there and hits the limit (each parser named above did).
-    monkeypatch.setattr("workbench.linearity.RUN", 50_000)
+    monkeypatch.setattr("workbench.jobs.linearity.RUN", 50_000)
     # These timed out here before this branch: ernie45's thinking regex and the call regexes of
     # deepseek_v3_2, deepseek_v4 and gigachat35 (schemas); `<tool_call>\s*\[?\s*` and the like
     # (granite3, apriel, mistral, nemotron_nano2, phi4_mini templates) and hermes' `<function=…>`
     # opener (template): a run before an answer that never brings what they look for.
-    from workbench.files import load_schema, read_sample
-    from workbench.linearity import check_plain, delimiters
-    from workbench.samples import Sample, is_sample_file
+    from workbench.store.files import load_schema, read_sample
+    from workbench.jobs.linearity import check_plain, delimiters
+    from workbench.store.samples import Sample, is_sample_file
 
     samples = [Sample(p, read_sample(p)) for p in sorted(folder.iterdir()) if p.is_file() and is_sample_file(p)]
     prompts = list(dict.fromkeys(s.prompt()[0] for s in samples)) if fmt.reads_prompt else [""]

@@ -63,7 +63,7 @@ import pytest
 
 from families import has_schema
 from oracle import RAISED, run_ours, same
-from workbench.samples import expected_of, is_sample_file, load
+from workbench.store.samples import expected_of, is_sample_file, load
 from workbench.formats import FORMATS
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 import workbench.cli.open
 from workbench.cli.app import app
 from workbench.engine.chat_template.roundtrip import PROBES
-from workbench.files import load_schema
+from workbench.store.files import load_schema
 from workbench.formats import RESPONSE_SCHEMA, RESPONSE_TEMPLATE, format_of
 
 CHAT = Path(__file__).parent / "chat_templates"
@@ -51,7 +51,7 @@ def test_new_writes_the_family_and_check_passes_on_it(tmp_path, monkeypatch):
 async def test_new_opens_the_tui_on_the_template_with_the_new_samples(tmp_path, monkeypatch):
     from tui_helpers import SIZE, settle
 
-    from workbench.samples import MATCHES
+    from workbench.store.samples import MATCHES
 
     opened = []
     monkeypatch.setattr(workbench.cli.open, "run_app", opened.append)  # no real terminal: keep the app built
@@ -72,7 +72,7 @@ async def test_the_app_building_function_opens_the_written_family(tmp_path):
     from tui_helpers import SIZE, settle
 
     from workbench.cli.new import build_app
-    from workbench.samples import MATCHES
+    from workbench.store.samples import MATCHES
 
     result = invoke("new", "hermesx", "--chat-template", CHAT / "hermes.jinja", "--no-open",
                     "--schemas", tmp_path / "s", "--samples", tmp_path / "o")

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from workbench.analysis import analyze
+from workbench.live.analysis import analyze
 from workbench.cli.app import app
 from workbench.engine.problems import ERROR, WARNING
 from workbench.engine.visible import visible
 from workbench.formats import format_of
-from workbench.samples import Sample, discover, load
-from workbench.worker import AnalysisClient
+from workbench.store.samples import Sample, discover, load
+from workbench.live.process import AnalysisClient
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAT = Path(__file__).parent / "chat_templates"
@@ -112,7 +112,7 @@ def test_roundtrip_and_the_sample_bar_give_each_probe_one_verdict(tmp_path, name
 
 def test_a_probe_sample_is_judged_by_the_round_trip_rule_also_without_the_worker(tmp_path):
     """`workbench check` and the sample bar both read probes.json (samples.verdict_of)."""
-    from workbench.samples import judge
+    from workbench.store.samples import judge
 
     folder = tmp_path / "probes"
     parser = ROUND_TRIP_PARSERS["empty_content"]

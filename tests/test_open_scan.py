@@ -144,8 +144,8 @@ async def test_many_failing_rows_keep_the_sample_bar_short(tmp_path):
     """200 rows in the bar: it shows those around the open one in a few lines, not a screen of names."""
     from tui_helpers import settle
 
-    from workbench.document import SchemaDocument
-    from workbench.samples import load
+    from workbench.store.document import SchemaDocument
+    from workbench.store.samples import load
     from workbench.scan.failures import read_back
     from workbench.tui.app import WorkbenchApp
     from workbench.tui.widgets.sample_bar import MAX_LINES, SampleBar
@@ -226,7 +226,7 @@ def test_open_scan_refuses_what_does_not_go_with_it(tmp_path, extra, said):
 
 
 def test_a_row_that_differs_from_its_expected_column_opens_with_it_as_its_golden(tmp_path, monkeypatch):
-    from workbench.samples import DIFFERS
+    from workbench.store.samples import DIFFERS
 
     good = {"role": "assistant", "content": "Fine."}
     rows = [{**ROWS[0], "expected": json.dumps(good)},

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.files import InputError, WriteError, atomic_write, check_outputs
+from workbench.store.files import InputError, WriteError, atomic_write, check_outputs
 
 ROOT = Path(__file__).resolve().parent.parent
 QWEN = ROOT / "schemas" / "qwen3.json"

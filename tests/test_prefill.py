@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from workbench.cli.app import app
-from workbench.document import STARTER_SCHEMA
+from workbench.store.document import STARTER_SCHEMA
 from workbench.engine.chat_template.budget import renderer_for
 from workbench.engine.chat_template.draft import draft
 from workbench.engine.chat_template.render import ChatTemplateError
@@ -18,7 +18,7 @@ from workbench.engine.chat_template.roundtrip import USER_TURN, missing_tokens
 from workbench.engine.migrate import derive_start_anchor
 from workbench.engine.prefill import prefill_note, prefill_of, split_prefill
 from workbench.formats import format_of
-from workbench.prompts import STARTER_TEMPLATE
+from workbench.store.prompts import STARTER_TEMPLATE
 
 ROOT = Path(__file__).parent.parent
 CHAT = Path(__file__).parent / "chat_templates"

@@ -300,7 +300,7 @@ def test_cases_still_match_transformers_5_24(real_parser):
 
 from families import needs_5_24  # noqa: E402
 from workbench.engine.versions import TEMPLATE  # noqa: E402
-from workbench.samples import Sample, is_sample_file  # noqa: E402
+from workbench.store.samples import Sample, is_sample_file  # noqa: E402
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
 PYTHONIC_SAMPLES = sorted(

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from families import needs_5_24
 from workbench.cli.app import app
-from workbench.samples import discover
+from workbench.store.samples import discover
 
 ROOT = Path(__file__).resolve().parent.parent
 FAMILIES = sorted(p.name for p in (ROOT / "sample_outputs").iterdir() if p.is_dir() and needs_5_24(p.name))

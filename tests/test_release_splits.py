@@ -17,7 +17,7 @@ import subprocess
 import pytest
 
 from workbench.engine.template import load_template, parse_response
-from workbench.runtimes import runtime_python
+from workbench.jobs.runtimes import runtime_python
 
 RELEASES = ("5.14.1", "5.15.0", "5.16.0", "5.18.0", "5.20.0", "5.23.0", "5.24.0")
 

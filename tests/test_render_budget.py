@@ -199,7 +199,7 @@ class Terminal(io.StringIO):
 
 def test_open_shows_which_probe_renders_before_the_tui_starts(tmp_path, monkeypatch):
     from workbench.cli.open import _probe_samples
-    from workbench.document import SchemaDocument
+    from workbench.store.document import SchemaDocument
 
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)

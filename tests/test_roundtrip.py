@@ -108,7 +108,7 @@ def test_unusable_inputs_are_clear_errors(tmp_path):
 
 
 def test_write_samples_gives_a_folder_check_and_the_tui_read(tmp_path):
-    from workbench.check import check
+    from workbench.jobs.check import check
 
     family = tmp_path / "samples" / "qwen3"
     args = ("--chat-template", CHAT / "thinking_chatml.jinja", "--template", ROOT / "schemas" / "qwen3.template.json", "--write-samples", family)
@@ -162,8 +162,8 @@ def test_the_deepseek_v4_parsers_also_read_the_v4_1_dialect(fmt: str):
 
 def test_open_with_a_chat_template_adds_the_probes_as_samples_with_goldens(tmp_path):
     from workbench.cli.open import _probe_samples
-    from workbench.document import SchemaDocument
-    from workbench.samples import MATCHES, judge
+    from workbench.store.document import SchemaDocument
+    from workbench.store.samples import MATCHES, judge
 
     document = SchemaDocument.open(ROOT / "schemas" / "qwen3.template.json")
     samples = _probe_samples(CHAT / "thinking_chatml.jinja", document, [], tmp_path / "qwen3")
@@ -194,8 +194,8 @@ async def test_the_tuis_sample_bar_gives_each_probe_its_verdict(tmp_path):
     from tui_helpers import SIZE, settle
 
     from workbench.cli.open import _probe_samples
-    from workbench.document import SchemaDocument
-    from workbench.samples import DIFFERS, MATCHES
+    from workbench.store.document import SchemaDocument
+    from workbench.store.samples import DIFFERS, MATCHES
     from workbench.tui.app import WorkbenchApp
 
     for parser, wrong in (("qwen3.template.json", set()),
@@ -237,7 +237,7 @@ def test_a_template_that_needs_content_beside_calls_gets_an_empty_one():
 
 
 def test_arguments_concatenated_as_a_string_render_as_one_and_compare_as_the_object(tmp_path):
-    from workbench.check import check
+    from workbench.jobs.check import check
 
     args = ("--chat-template", SHAPES / "string_arguments.jinja", "--template", ROOT / "schemas" / "qwen3.template.json")
     code, report = report_of(*args[1:])

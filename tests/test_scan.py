@@ -19,7 +19,7 @@ from workbench.cli.app import app
 from workbench.scan import local
 from workbench.scan.job import Columns, Interrupted, Options, ScanJob, run_scan
 from workbench.scan.row import RowScanner
-from workbench.samples import load
+from workbench.store.samples import load
 
 ROOT = Path(__file__).resolve().parent.parent
 PROMPT = "<|im_start|>system\nYou are helpful.<|im_end|>\n<|im_start|>user\nHelp me.<|im_end|>\n<|im_start|>assistant\n"
@@ -428,7 +428,7 @@ def test_a_full_disk_for_the_summary_keeps_the_results(tmp_path, monkeypatch):
     from workbench.scan import job as scan_job
 
     def full(path, text, **kwargs):
-        from workbench.files import WriteError
+        from workbench.store.files import WriteError
 
         raise WriteError(f"{path}: cannot write: {os.strerror(errno.ENOSPC)}")
 

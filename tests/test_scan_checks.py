@@ -17,7 +17,7 @@ from workbench.engine.spans import MISSING
 from workbench.engine.template import parse_response, trace_response
 from workbench.engine.template.traps import DROPPED, OVERWRITTEN, parse_with_traps
 from workbench.formats import FORMATS
-from workbench.samples import is_sample_file, load
+from workbench.store.samples import is_sample_file, load
 from workbench.scan.suspects import chunkings
 
 ROOT = Path(__file__).resolve().parent.parent

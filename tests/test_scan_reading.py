@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("datasets")
 
-from workbench.files import InputError  # noqa: E402
+from workbench.store.files import InputError  # noqa: E402
 from workbench.scan import source  # noqa: E402
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from workbench.engine.template import parse_response
 from workbench.engine.template.chunked import closes
-from workbench.samples import load
+from workbench.store.samples import load
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -12,7 +12,7 @@ from hypothesis import given
 import workbench
 from workbench.engine import SubtreeCache
 from workbench.engine.schema import trace_tree as tr
-from workbench.samples import is_sample_file
+from workbench.store.samples import is_sample_file
 
 from families import has_schema  # schema families only (tests/families.py)
 

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from workbench.analysis import analyze
+from workbench.live.analysis import analyze
 from workbench.engine import trace
 from workbench.engine.paint import flatten
 from workbench.engine.schema.highlights import trace_paints
 from workbench.engine.schema.subtree_cache import SubtreeCache
 from workbench.engine.schema.subtree_memo import SubtreeMemo
-from workbench.samples import family_schema
+from workbench.store.samples import family_schema
 
 from families import has_schema  # schema families only (tests/families.py)
 

@@ -22,7 +22,7 @@ from workbench.engine.template.replay import (
     assemble,
     replay,
 )
-from workbench.samples import discover, load
+from workbench.store.samples import discover, load
 
 ROOT = Path(__file__).resolve().parent.parent
 QWEN3 = json.loads((ROOT / "schemas" / "qwen3.template.json").read_text(encoding="utf-8"))

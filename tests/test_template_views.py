@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.analysis import analyze
+from workbench.live.analysis import analyze
 from workbench.engine.problems import NOTE
 from workbench.formats.template import load_error_pointer, template_problems
 from workbench.engine import ERROR

@@ -18,7 +18,7 @@ import pytest
 from families import has_schema  # schema families only (tests/families.py)
 from oracle import RAISED, run_oracle, run_ours, same
 from workbench.engine.template import parse_response as template_parse
-from workbench.samples import is_sample_file, load
+from workbench.store.samples import is_sample_file, load
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted(p for p in (ROOT / "sample_outputs").glob("*/*.txt") if is_sample_file(p) and has_schema(p.parent.name))

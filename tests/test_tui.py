@@ -6,8 +6,8 @@ import json
 
 from tui_helpers import SIZE, make_app, move_to, settle
 
-from workbench.document import SchemaDocument
-from workbench.samples import load
+from workbench.store.document import SchemaDocument
+from workbench.store.samples import load
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.screens.confirm import ConfirmScreen
 from workbench.tui.screens.prompt import PromptScreen

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tui_helpers import SIZE, make_app, settle
 
-from workbench.document import STARTER_SCHEMA, SchemaDocument
+from workbench.store.document import STARTER_SCHEMA, SchemaDocument
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.screens.confirm import ConfirmScreen
 from workbench.tui.screens.help import HelpScreen

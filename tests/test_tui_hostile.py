@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 from tui_helpers import ROOT, SIZE, make_app, move_to, settle
 
-from workbench.document import SchemaDocument
-from workbench.samples import discover, load
+from workbench.store.document import SchemaDocument
+from workbench.store.samples import discover, load
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.screens.confirm import ConfirmScreen
 from workbench.tui.screens.help import HelpScreen
 from workbench.tui.screens.migration import MigrationScreen
 from workbench.tui.screens.prompt import PromptScreen
-from workbench.tui.screens.stream import StreamScreen
+from workbench.tui.stream.screen import StreamScreen
 
 MARKUP_NAME = '[a="].txt'
 LINK_NAME = "[bold red]X[@click=app.quit]Q[-].txt"

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from tui_helpers import ROOT, SIZE, settle
 
-from workbench.document import SchemaDocument
+from workbench.store.document import SchemaDocument
 from workbench.formats.remote_tree import LARGE_TRACE, RemoteNode
-from workbench.samples import load
+from workbench.store.samples import load
 from workbench.tui.app import WorkbenchApp
 
 
@@ -106,7 +106,7 @@ async def test_f9_reaches_the_failing_node_of_a_large_trace(tmp_path):
 
 def test_the_sample_is_large_enough():
     unit = (ROOT / "sample_outputs" / "functiongemma" / "parallel_calls.txt").read_text(encoding="utf-8")
-    from workbench.analysis import analyze
+    from workbench.live.analysis import analyze
 
     analysis = analyze((ROOT / "schemas" / "functiongemma.json").read_text(encoding="utf-8"), unit * 1000)
     assert sum(1 for _ in analysis.trace.root.walk()) > LARGE_TRACE

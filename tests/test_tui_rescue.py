@@ -50,7 +50,7 @@ async def test_without_edits_nothing_is_written(workdir):
 
 
 def test_a_rescue_never_replaces_a_file(tmp_path):
-    from workbench.rescue import rescue
+    from workbench.tui.rescue import rescue
 
     target = tmp_path / "s.json"
     first = rescue([(target, "one")], now=0)

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from tui_helpers import SIZE, make_app, settle
 
-from workbench import child
-from workbench.document import SchemaDocument
-from workbench.samples import discover, load
+from workbench.live import child
+from workbench.store.document import SchemaDocument
+from workbench.store.samples import discover, load
 from workbench.tui import app as app_module
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.screens import migration as migration_screen

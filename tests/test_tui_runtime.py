@@ -13,9 +13,9 @@ from test_cli_runtime import write_demo_family
 from tui_helpers import SIZE, settle
 from typer.testing import CliRunner
 
-from workbench.document import SchemaDocument
+from workbench.store.document import SchemaDocument
 from workbench.engine.releases import NEWEST, Release
-from workbench.samples import discover, load
+from workbench.store.samples import discover, load
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.screens.help import HelpScreen
 from workbench.tui.screens.release import ReleaseScreen

@@ -15,10 +15,10 @@ from typer.testing import CliRunner
 from workbench.engine.paint import BODY, BODY_ALT, CAPTURE, DELIMITER, DROPPED, EMPTIED, OVERWRITTEN
 from workbench.engine.template.outline import OutlineNode
 from workbench.engine.template.replay import DIRTY, LATE_CLOSE
-from workbench.samples import DIFFERS, MATCHES
+from workbench.store.samples import DIFFERS, MATCHES
 from workbench.tui.screens.confirm import ConfirmScreen
-from workbench.tui.screens.stream import StreamScreen
-from workbench.tui.widgets.flag_list import FlagList
+from workbench.tui.stream.screen import StreamScreen
+from workbench.tui.stream.flag_list import FlagList
 
 
 @pytest.fixture

@@ -10,15 +10,15 @@ from pathlib import Path
 from tui_helpers import ROOT, SIZE, make_app, move_to, settle
 from typer.testing import CliRunner
 
-from workbench.analysis import analyze
+from workbench.live.analysis import analyze
 from workbench.cli.app import app as cli
-from workbench.document import SchemaDocument
+from workbench.store.document import SchemaDocument
 from workbench.engine.paint import GROUP, ITEM, ITEM_ALT, ITEM_GROUP, ITEM_GROUP_ALT, MATCH
-from workbench.samples import FAILS, Sample, family_schema, is_sample_file, load
+from workbench.store.samples import FAILS, Sample, family_schema, is_sample_file, load
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.screens import main as main_screen
 from workbench.tui.widgets.raw_view import RawView
-from workbench.worker import AnalysisClient
+from workbench.live.process import AnalysisClient
 
 CATASTROPHIC = '{"type": "object", "properties": {"a": {"type": "string", "x-regex": "(\\\\s*)*x"}}}'
 

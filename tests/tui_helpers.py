@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workbench.document import SchemaDocument
-from workbench.samples import discover, load
+from workbench.store.document import SchemaDocument
+from workbench.store.samples import discover, load
 from workbench.tui.app import WorkbenchApp
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,12 +10,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..check import BAD_GOLDEN, NO_GOLDEN, PASS, as_json, check as run_check, update_goldens
+from ..jobs.check import BAD_GOLDEN, NO_GOLDEN, PASS, as_json, check as run_check, update_goldens
 from ..formats import FORMATS, by_name
 from ..engine.visible import visible
-from ..files import InputError, dump_json
-from ..samples import first_difference
-from ..linearity import MAX_GROWTH, as_json as linear_json, check_linear
+from ..store.files import InputError, dump_json
+from ..store.samples import first_difference
+from ..jobs.linearity import MAX_GROWTH, as_json as linear_json, check_linear
 from ..engine.releases import behaviours, span
 from ..formats.runtime_choice import runtimes_for_both
 from .output import FAILED, OK, UNUSABLE, emit, emit_line, runtime_option, say, stop
@@ -64,7 +64,7 @@ def check(
         raise stop(f"error: --runtime {runtime}: nothing to check: no family has a parser that transformers {runtime} reads",
                    UNUSABLE)
     left_out = {fmt: f"not read by {runtime}" for fmt in FORMATS if fmt not in runtimes}
-    _show(results, as_json_output, as_json, lambda found: _print_table(found, left_out))
+    _show(results, as_json_output, as_json, lambda found: print_table(found, left_out))
     if update:
         done = update_goldens(samples_dir, results, force=force)
         for notice in done.notices:
@@ -77,7 +77,7 @@ def check(
     raise typer.Exit(OK if results and all(r.ok for r in results) else FAILED)
 
 
-def _print_table(results, left_out: dict[str, str] | None = None) -> None:
+def print_table(results, left_out: dict[str, str] | None = None) -> None:
     """``left_out``: the formats the release asked for does not read, and what their cells say."""
     left_out = left_out or {}
     """One row per family: its schema and its template side by side, then where they disagree."""

@@ -15,14 +15,10 @@ from typing import Optional
 
 import typer
 
-from ..chat_template_files import ChatTemplate
-from ..formats import CannotRun, format_of
-from ..engine.chat_template import ChatTemplateError, RenderBudget
-from ..engine.chat_template.draft import Draft, draft as draft_template
-from ..engine.chat_template.roundtrip import ProbeResult, roundtrip, unusable
-from ..files import InputError, WriteError, atomic_write_all, check_outputs, dump_json
-from ..formats.runtime_choice import Runtime, template_runtime
-from ..probes import sandboxed, template_file, template_variables
+from ..engine.chat_template import RenderBudget
+from ..store.files import InputError, WriteError, atomic_write_all, check_outputs, dump_json
+from ..formats.runtime_choice import template_runtime
+from ..jobs.probes import draft_and_roundtrip, missing_fields, template_file, template_variables
 from .model_source import chat_template_option, model_from, renderer_option, trust_renderer_option
 from .output import FAILED, UNUSABLE, ProgressLine, emit_json, emit_text, render_budget, render_timeout_option, runtime_option, say, stop
 from .roundtrip import both_table, exit_code, report_dict
@@ -52,7 +48,8 @@ def draft(
         variables, budget = template_variables(variable), render_budget(render_timeout)
         targets = [(path, value) for path, value in ((out, "template"), (schema_out, "schema")) if path is not None]
         check_outputs([path for path, _ in targets], model.files, force)  # before the work, and again before writing
-        found, through_template, through_schema = draft_and_roundtrip(model, name, variables, budget, chosen)
+        with ProgressLine(f"rendering {template_file(model, name)}: ") as progress:
+            found, through_template, through_schema = draft_and_roundtrip(model, name, variables, budget, chosen, progress)
         check_outputs([path for path, _ in targets], model.files, force)
         notices = atomic_write_all([(path, dump_json(found.template if what == "template" else found.schema)) for path, what in targets])
     except (InputError, WriteError, OSError) as exc:
@@ -74,41 +71,3 @@ def draft(
     for sentence in shortfalls:
         say(f"not a success: {sentence}")
     raise typer.Exit(FAILED if shortfalls else exit_code(through_template + through_schema))
-
-
-def draft_and_roundtrip(model: ChatTemplate, name: Optional[str], variables: dict, budget: RenderBudget,
-                        chosen: Runtime) -> tuple[Draft, list[ProbeResult], list[ProbeResult]]:
-    """The draft read off the chat template, and the round trip of its template (as ``chosen``) and
-    of its schema, all rendered in one sandboxed child process under ``budget`` (shared with ``new``).
-    ``InputError`` when the template renders no probe: there is nothing to write."""
-    with ProgressLine(f"rendering {template_file(model, name)}: ") as progress, \
-            sandboxed(model, name, variables, budget, progress) as renderer:
-        try:
-            found = draft_template(renderer, runtime=str(chosen.release))  # what that release can read
-        except ChatTemplateError as exc:
-            raise InputError(f"{template_file(model, name)}: {exc}") from None
-        try:
-            through_template = roundtrip(renderer, format_of(found.template).runner(found.template, chosen.release))
-        except CannotRun as exc:  # a draft transformers would not load is the workbench's bug, said as such
-            raise InputError(f"{template_file(model, name)}: the drafted template is one transformers {chosen} would not load "
-                             f"({exc}); nothing written") from None
-        through_schema = roundtrip(renderer, format_of(found.schema).runner(found.schema))
-    why = unusable(through_template)
-    if why is not None:
-        raise InputError(f"{template_file(model, name)}: {why}; nothing written")
-    return found, through_template, through_schema
-
-
-def missing_fields(template: dict, results: list[ProbeResult]) -> list[str]:
-    """What keeps a draft from being a success even where no probe came back wrong: calls the
-    template has that the draft cannot read or the probes could not render."""
-    calls = [r for r in results if r.message.get("tool_calls")]
-    said = []
-    unrendered = [r.name for r in calls if r.unrendered]
-    if unrendered:
-        said.append(f"the tool-call probes {', '.join(unrendered)} could not be rendered, so the calls were not checked")
-    shown = [r.name for r in calls if r.output is not None
-             and any(call["function"]["name"] in r.output for call in r.seen["tool_calls"])]
-    if "tool_calls" not in template.get("fields", {}) and shown:
-        said.append("the draft has no tool_calls field, but the template renders tool calls")
-    return said

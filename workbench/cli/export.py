@@ -10,16 +10,16 @@ from typing import Any, Optional
 
 import typer
 
-from ..engine.export import ExportRefused, VerificationFailed, export_parsers
+from ..jobs.export import ExportRefused, VerificationFailed, export_parsers
 from ..formats import format_of, reading_notes
-from ..chat_template_files import has_chat_template, load_chat_template
+from ..store.chat_template_files import has_chat_template, load_chat_template
 from ..engine.chat_template import RenderBudget
 from ..engine.chat_template.roundtrip import unusable
-from ..files import InputError, WriteError, load_schema
-from ..probes import parser_of, run_probes, template_file, write_probe_samples
-from ..runtimes import RuntimeUnavailable
-from ..samples import discover, family_of, load
-from ..verify import prepare_runtimes, verify_releases
+from ..store.files import InputError, WriteError, load_schema
+from ..jobs.probes import parser_of, run_probes, template_file, write_probe_samples
+from ..jobs.runtimes import RuntimeUnavailable
+from ..store.samples import discover, family_of, load
+from ..jobs.verify import prepare_runtimes, verify_releases
 from .output import FAILED, UNUSABLE, ProgressLine, emit_line, say, stop
 
 

@@ -16,9 +16,9 @@ import typer
 
 from ..formats import format_of
 from ..engine.migrate import ABSENT, header_of
-from ..files import check_outputs, InputError, ReadOnlyError, WriteError, dump_json, load_schema, read_text
-from ..migration_run import Case, MigrationRun, anchor_from, cases_of, run, unescape
-from ..samples import discover, load
+from ..store.files import check_outputs, InputError, ReadOnlyError, WriteError, dump_json, load_schema, read_text
+from ..jobs.migration import Case, MigrationRun, anchor_from, cases_of, run, unescape
+from ..store.samples import discover, load
 from .output import UNUSABLE, emit, emit_line, say, stop
 
 NO_ANCHOR = (

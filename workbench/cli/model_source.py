@@ -9,8 +9,8 @@ from typing import Optional
 
 import typer
 
-from ..chat_template_files import ChatTemplate, load_chat_template, load_renderer
-from ..files import InputError
+from ..store.chat_template_files import ChatTemplate, load_chat_template, load_renderer
+from ..store.files import InputError
 
 
 def chat_template_option():

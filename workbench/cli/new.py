@@ -18,18 +18,17 @@ from typing import Optional
 
 import typer
 
-from ..check import check as run_check
+from ..jobs.check import check as run_check
 from ..engine.chat_template import RenderBudget
 from ..engine.visible import visible
-from ..files import InputError, WriteError, atomic_write_all, check_outputs, dump_json
+from ..store.files import InputError, WriteError, atomic_write_all, check_outputs, dump_json
 from ..formats import FORMATS, format_of
 from ..formats.runtime_choice import template_runtime
-from ..probes import probe_files, template_variables
-from ..samples import ERROR_SUFFIX, EXPECTED_SUFFIX, PROBES, PROMPT_SUFFIX, discover, load, read_probes
-from .check import _print_table as print_check_table
-from .draft import draft_and_roundtrip, missing_fields
+from ..jobs.probes import draft_and_roundtrip, missing_fields, probe_files, template_file, template_variables
+from ..store.samples import ERROR_SUFFIX, EXPECTED_SUFFIX, PROBES, PROMPT_SUFFIX, discover, load, read_probes
+from .check import print_table as print_check_table
 from .model_source import chat_template_option, model_from, renderer_option, trust_renderer_option
-from .output import FAILED, UNUSABLE, emit_text, render_budget, render_timeout_option, say, stop
+from .output import FAILED, UNUSABLE, ProgressLine, emit_text, render_budget, render_timeout_option, say, stop
 from .roundtrip import both_table, exit_code
 
 # A family name becomes a file and a folder name: a plain name, so it cannot point elsewhere
@@ -70,7 +69,8 @@ def new(
         variables, budget = template_variables(variable), render_budget(render_timeout)
         # Before the renders, what can be known of the plan; every file again once the probes are known.
         check_outputs([*map(parser_path, FORMATS), folder / PROBES], model.files, force)
-        found, through_template, through_schema = draft_and_roundtrip(model, template_name, variables, budget, chosen)
+        with ProgressLine(f"rendering {template_file(model, template_name)}: ") as progress:
+            found, through_template, through_schema = draft_and_roundtrip(model, template_name, variables, budget, chosen, progress)
         template_path, schema_path = parser_path(format_of(found.template)), parser_path(format_of(found.schema))
         files = [(template_path, dump_json(found.template)), (schema_path, dump_json(found.schema))]
         # The probes' outputs and prompts are the same for both parsers; each adds its own golden.
@@ -160,7 +160,7 @@ def _write(files: list[tuple[Path, str]], folders: list[Path]) -> list[str]:
 
 def build_app(template_path: Path, folder: Path):
     """The TUI on the family's template with its samples (tests drive this with ``run_test``)."""
-    from ..document import SchemaDocument
+    from ..store.document import SchemaDocument
     from ..engine.releases import NEWEST
     from ..tui.app import WorkbenchApp  # Textual is imported only for the TUI
 

@@ -10,7 +10,7 @@ from typing import Optional
 import typer
 
 from ..engine.chat_template import RenderBudget
-from ..files import InputError
+from ..store.files import InputError
 from .output import OK, emit_line, say, UNUSABLE, render_budget, render_timeout_option, runtime_option, stop
 
 
@@ -46,10 +46,10 @@ def open_(
 ) -> None:
     """Open the workbench: edit SCHEMA (a response_schema or a response_template) and watch it
     parse SAMPLE live."""
-    from ..document import SchemaDocument
-    from ..samples import discover, family_schema, load
-    from ..prompts import STARTER_TEMPLATE
-    from ..files import check_json_depth
+    from ..store.document import SchemaDocument
+    from ..store.samples import discover, family_schema, load
+    from ..store.prompts import STARTER_TEMPLATE
+    from ..store.files import check_json_depth
     from .template_parse import tools_from
 
     # The probes live in a folder of their own for as long as the app runs, removed when it ends
@@ -151,7 +151,7 @@ def _starter_path(sample: Path, starter: str) -> Path | None:
     """Where the family's parser of the starter's format would be (``schemas/<family><suffix>``) for a
     sample under sample_outputs/<family>/, whether or not the family has a parser yet."""
     from ..formats import format_of_text
-    from ..samples import family_of, family_parser_path
+    from ..store.samples import family_of, family_parser_path
 
     # a new model has no schemas/<family>.json yet: its samples folder still names the family
     schema = family_parser_path(sample)
@@ -208,7 +208,7 @@ def _check_rows_folder(folder: Optional[Path]) -> None:
 def _move_rows(paths: list[Path], notes: dict, written: Path, folder: Path) -> tuple[list[Path], dict]:
     """The rows (with their prompts and goldens) read back into ``written`` written again into
     ``folder`` (created), all at once; the samples' paths and notes there."""
-    from ..files import atomic_write_all, read_text
+    from ..store.files import atomic_write_all, read_text
 
     files = [(folder / p.name, read_text(p, "sample")) for p in sorted(written.iterdir()) if p.is_file()]
     _check_rows_folder(folder)  # still empty: nothing of the user's is written over
@@ -224,10 +224,10 @@ def _probe_samples(chat_template: Path, document, variables: list[str], folder: 
     """The round-trip probes as samples (output, prompt, golden) written into ``folder`` (which the
     caller removes): the sample bar gives each its verdict as the parser is edited. A progress line
     shows while the probes render, before the TUI starts."""
-    from ..chat_template_files import load_chat_template
-    from ..files import parse_schema_text
-    from ..probes import parser_of, run_probes, template_file, template_variables, write_probe_samples
-    from ..samples import discover, load
+    from ..store.chat_template_files import load_chat_template
+    from ..store.files import parse_schema_text
+    from ..jobs.probes import parser_of, run_probes, template_file, template_variables, write_probe_samples
+    from ..store.samples import discover, load
     from .output import ProgressLine
 
     model = load_chat_template(chat_template)

@@ -17,7 +17,7 @@ from typing import Any
 import typer
 
 from ..engine.visible import visible
-from ..files import dump_json
+from ..store.files import dump_json
 
 OK, FAILED, UNUSABLE = 0, 1, 2
 
@@ -82,7 +82,7 @@ def render_budget(seconds: float):
     import math
 
     from ..engine.chat_template import RenderBudget
-    from ..files import InputError
+    from ..store.files import InputError
 
     if not (math.isfinite(seconds) and seconds > 0):
         raise InputError(f"--render-timeout {seconds:g}: expected a positive number of seconds")

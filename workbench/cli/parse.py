@@ -9,8 +9,8 @@ from typing import Optional
 import typer
 
 from ..formats import format_of
-from ..files import InputError, dump_json, load_schema, read_sample
-from ..samples import family_schema
+from ..store.files import InputError, dump_json, load_schema, read_sample
+from ..store.samples import family_schema
 from .output import FAILED, UNUSABLE, emit, runtime_option, runtime_or_stop, say, stop
 from ..formats import StreamFailed
 from .template_parse import describe_prompt, prompt_for, tools_from

@@ -1,7 +1,7 @@
 """``workbench roundtrip``: render probe assistant messages with a model's chat template, parse what
 the assistant wrote with a response schema or template, and classify every difference.
 
-The work is the engine's (``workbench.engine.chat_template.roundtrip``) and ``workbench.probes``;
+The work is the engine's (``workbench.engine.chat_template.roundtrip``) and ``workbench.jobs.probes``;
 this module reads the files and prints. Exit codes: 0 every probe rendered and no difference is the
 parser's fault; 1 some is, or some probe could not be rendered (nothing was checked on it); 2 the
 input is unusable (a chat template that renders no probe at all is).
@@ -23,8 +23,8 @@ from ..formats import format_of
 from ..engine.chat_template.roundtrip import CANNOT_RENDER, CONVENTIONS, WHY, Difference, ProbeResult, reparse, unusable
 from ..engine.preview import preview_pair
 from ..engine.visible import visible
-from ..files import InputError, WriteError, load_schema
-from ..probes import parser_of, run_probes, template_file, template_variables, write_probe_samples
+from ..store.files import InputError, WriteError, load_schema
+from ..jobs.probes import parser_of, run_probes, template_file, template_variables, write_probe_samples
 from .model_source import chat_template_option, model_from, renderer_option, trust_renderer_option
 from .output import FAILED, OK, UNUSABLE, ProgressLine, emit_json, emit_text, render_budget, render_timeout_option, runtime_option, runtime_or_stop, say, stop
 

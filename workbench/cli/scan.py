@@ -11,7 +11,7 @@ from typing import Optional
 
 import typer
 
-from ..files import InputError, WriteError
+from ..store.files import InputError, WriteError
 from .output import FAILED, OK, UNUSABLE, emit_line, runtime_option, say, stop
 
 INTERRUPTED = 128 + signal.SIGINT  # as a shell reports a command stopped by Ctrl+C (SIGTERM: 143, SIGHUP: 129)

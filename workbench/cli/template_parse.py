@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Optional
 
-from ..files import InputError, load_json, read_text
-from ..samples import prompt_file
+from ..store.files import InputError, load_json, read_text
+from ..store.samples import prompt_file
 from .output import say
 
 PROMPT_SUFFIX = ".prompt.txt"

@@ -10,8 +10,8 @@ import typer
 
 from ..engine.problems import ERROR, WARNING
 from ..formats import format_of
-from ..files import InputError, NestingError, parse_schema_text, read_text
-from ..samples import template_samples
+from ..store.files import InputError, NestingError, parse_schema_text, read_text
+from ..store.samples import template_samples
 from .output import FAILED, OK, UNUSABLE, emit, emit_line, runtime_option, runtime_or_stop, say, stop
 
 

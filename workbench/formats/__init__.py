@@ -62,8 +62,6 @@ def format_of_text(text: str) -> Format:
 
 def reading_notes(parsers: list[Any]) -> list[tuple[str, str]]:
     """What the transformers releases read of a tokenizer holding ``parsers`` ((level, line) pairs)."""
-    from ..engine.export import version_note  # (export is the CLI's: the analysis process need not load it)
-
     fmts = [format_of(parser) for parser in parsers]
     if set(fmts) == set(FORMATS):
         notes = [("note", "transformers 5.3 to 5.12 read response_schema; 5.13 and 5.14 read both and prefer "
@@ -73,7 +71,7 @@ def reading_notes(parsers: list[Any]) -> list[tuple[str, str]]:
             notes.append(("warning", f"5.13 and 5.14 prefer response_template and cannot load this one ({refused}), "
                                      "so they parse nothing with this tokenizer, response_schema included"))
         return notes
-    notes = [("note", version_note(parsers[0]))]
+    notes = [("note", fmts[0].version_note)]
     if fmts[0].superseded is not None:
         notes.append(("warning", fmts[0].superseded))
     return notes

@@ -61,6 +61,8 @@ class Format(ABC):
     legend: str  # what the raw view's colours leave plain, in its legend
     migrates: bool  # ``workbench migrate`` translates it into the other format
     superseded: str | None  # why the newest releases ignore it, and what to do (None: they read it)
+    version_note: str  # which transformers releases read it from a tokenizer folder (export's note)
+    install_advice: str  # the pip line for a transformers that reads it (to verify an export)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Format):
@@ -128,6 +130,15 @@ class Format(ABC):
     def trace_report(self, trace: Any) -> tuple[dict, str | None]:
         """``workbench parse --trace``'s JSON (message, error, trace) and the failure to say, if any."""
         raise NotImplementedError
+
+    @abstractmethod
+    def export_problems(self, value: Any) -> tuple[str | None, list[Problem]]:
+        """(why transformers would not take ``value`` from a tokenizer folder, or None; the
+        warnings an export shows)."""
+
+    def serving_refusal(self, value: Any) -> str | None:
+        """Why vLLM would refuse to serve ``value`` (an export writes it all the same), or None."""
+        return None
 
     def serving_lines(self, value: Any, checked: Checked) -> list[str]:
         """What other servers make of the parser (``workbench validate``'s last lines)."""

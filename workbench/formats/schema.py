@@ -52,6 +52,12 @@ class SchemaFormat(Format):
     read_by = "A response_schema is read by transformers 5.3–5.14"
     migrates = True
     superseded = f"current transformers (5.15 and later) ignore response_schema; {REMEDY}"
+    version_note = (
+        "transformers 5.3 to 5.14 read response_schema; 5.15 and later drop it silently when the "
+        "tokenizer loads (they read only response_template), so parse_response there will not use "
+        "this schema. Tell your users to pin transformers>=5.3,<5.15."
+    )
+    install_advice = "pip install 'transformers>=5.3,<5.15'"
     legend = "plain: unmatched"
 
     def runtime(self, value: Any = None, parser: Any = None):
@@ -65,6 +71,14 @@ class SchemaFormat(Format):
 
     def load_problems(self, value: Any, runtime: Any = None) -> list:
         return validate(value)
+
+    def export_problems(self, value: Any) -> tuple[str | None, list]:
+        problems = validate(value)
+        bad = errors(problems)
+        if bad:
+            listed = "; ".join(str(p) for p in bad)
+            return f"the schema has {len(bad)} validation error{'s' if len(bad) > 1 else ''}: {listed}", problems
+        return None, problems
 
     def load_failure(self, value: Any, runtime: Any = None) -> str | None:
         found = errors(validate(value))

@@ -23,7 +23,7 @@ from ..engine.template.chunked import stream_difference
 from ..engine.template.traps import parse_with_traps
 from ..engine.markers import literal_markers
 from ..engine.template.outline import failure_pointer, outline, spans_at
-from ..engine.template.serving import REFUSED, VLLM, vllm_problems, vllm_verdict
+from ..engine.template.serving import REFUSED, VLLM, refusals, vllm_problems, vllm_verdict
 from ..engine.template.slow_delimiters import slow_delimiters
 from ..engine.versions import TEMPLATE, Releases, template_releases, tools_narrowing
 from .base import CannotRun, Checked, Format, StreamFailed
@@ -44,6 +44,12 @@ class TemplateFormat(Format):
     read_by = "A response_template is read by transformers 5.13 and later"
     migrates = False
     superseded = None
+    version_note = (
+        "transformers 5.13 and later read response_template (5.13 and 5.14 prefer it to a "
+        "response_schema and then require prefix= in parse_response); 'workbench validate' names the "
+        "releases that give the same result."
+    )
+    install_advice = "pip install 'transformers>=5.15' (5.13 and 5.14 read a template too)"
     legend = "delimiters underlined"
 
     def runtime(self, value: Any = None, parser: Any = None):
@@ -69,6 +75,15 @@ class TemplateFormat(Format):
 
     def load_failure(self, value: Any, runtime: Any = None) -> str | None:
         return load_failure(value, runtime)
+
+    def export_problems(self, value: Any) -> tuple[str | None, list[Problem]]:
+        failure = load_failure(value)
+        if failure is not None:
+            return f"transformers would reject this response_template when it loads: {failure}", []
+        return None, []
+
+    def serving_refusal(self, value: Any) -> str | None:
+        return vllm_verdict(value) if refusals(value) else None
 
     def serving_lines(self, value: Any, checked: Checked) -> list[str]:
         # Whether vLLM serves the template, and why not or what it changes. A refusal is not a

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..files import InputError, atomic_write_all, check_outputs
-from ..samples import PROMPT_SUFFIX
+from ..store.files import InputError, atomic_write_all, check_outputs
+from ..store.samples import PROMPT_SUFFIX
 from .verdicts import FAILING
 
 
@@ -209,9 +209,9 @@ def _write_goldens(dataset: Any, failing: list, column: str, folder: Path, verdi
     """The expected column (``scan --expected-column``) as each row's golden, for either format, so
     the sample bar marks a row that ``differs`` and the status line says where; a value that is
     not JSON (the scan said so as the row's verdict) gives no golden."""
-    from ..files import dump_json
+    from ..store.files import dump_json
     from ..formats import FORMATS
-    from ..samples import EXPECTED_SUFFIX
+    from ..store.samples import EXPECTED_SUFFIX
     from .row import _json_value
 
     picked = dataset.select_columns([column])

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ..files import InputError, WriteError, atomic_write, check_outputs, check_writable, dump_json, read_text
+from ..store.files import InputError, WriteError, atomic_write, check_outputs, check_writable, dump_json, read_text
 from . import results, source
 from .row import ROW, Columns, Options, RowScanner, UnusableParser
 from .summary import Summary

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .local import BATCH
-from ..files import InputError
+from ..store.files import InputError
 from .source import data_files, is_saved, missing_extra, read_as
 
 _USAGE = "RAY_USAGE_STATS_ENABLED"

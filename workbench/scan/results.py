@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..files import StagedFile, WriteError
+from ..store.files import StagedFile, WriteError
 
 META_KEY = b"workbench.scan"
 PARTIAL_KEY = b"workbench.scan.partial"  # added as a stopped scan's file closes

@@ -20,7 +20,7 @@ import weakref
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..files import InputError
+from ..store.files import InputError
 
 BUILDERS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
 _SAVED = ("dataset_info.json", "state.json", "dataset_dict.json")

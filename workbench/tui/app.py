@@ -15,24 +15,24 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.worker import WorkerState, get_current_worker
 
-from .. import child
-from ..document import SchemaDocument
+from ..live import child
+from ..store.document import SchemaDocument
 from ..engine.releases import release
-from ..engine.export import ExportRefused, export_to, verify_tokenizer_dir
-from ..files import InputError, ReadOnlyError
+from ..jobs.export import ExportRefused, export_to, verify_tokenizer_dir
+from ..store.files import InputError, ReadOnlyError
 from ..formats import other_format
-from ..goldens import Golden, NoGolden, golden_of
-from ..migration_run import anchor_from, cases_of, schema_to_migrate, unescape
-from ..rescue import rescue
-from ..worker import AnalysisClient
-from ..samples import Sample
+from ..store.goldens import Golden, NoGolden, golden_of
+from ..jobs.migration import anchor_from, cases_of, schema_to_migrate, unescape
+from .rescue import rescue
+from ..live.process import AnalysisClient
+from ..store.samples import Sample
 from .plain import markup_safe, visible
 from .screens.confirm import ConfirmScreen
 from .screens.help import HelpScreen
 from .screens.main import WorkbenchScreen
 from .screens.migration import MigrationScreen
 from .screens.prompt import PromptScreen
-from .screens.stream import StreamScreen
+from .stream.screen import StreamScreen
 from .widgets.schema_editor import SchemaEditor
 
 # Actions that open a dialog or write a file. They run only from the main screen: a key pressed
@@ -45,7 +45,7 @@ EXPORT_BUDGET = 60.0
 
 
 def _export_job(text: str, target: Path, sample: str) -> list[str]:
-    """An export, in a thread worker. Its check runs in a child process (``workbench.child``), so a
+    """An export, in a thread worker. Its check runs in a child process (``workbench.live.child``), so a
     regex that backtracks too much neither freezes the app (it would hold the GIL) nor runs on:
     the child is killed past EXPORT_BUDGET, or when the worker is cancelled (the app quits), and
     the staged folder, made here, is removed with nothing written."""

@@ -30,16 +30,16 @@ from textual.widgets import Footer, TextArea, Tree
 from textual.message import Message
 from textual.worker import get_current_worker
 
-from ...analysis import Analysis, Lit
-from ...document import SchemaDocument
+from ...live.analysis import Analysis, Lit
+from ...store.document import SchemaDocument
 from ...engine.paint import DROPPED, EMPTIED, LEFT_OPEN, OVERWRITTEN
 from ...engine.pointer import display
 from ...engine.json_positions import SchemaPositions
 from ...engine.releases import NEWEST, Release
 from ...formats import DEFAULT_TIME_LIMIT, format_of_text
-from ...samples import FAILS, Sample, Verdict
-from ...prompts import PromptDocument
-from ...worker import AnalysisClient
+from ...store.samples import FAILS, Sample, Verdict
+from ...store.prompts import PromptDocument
+from ...live.process import AnalysisClient
 from ..palette import style_for
 from ..plain import plain, shown, visible
 from ..widgets.parse_tree import ParseTree
@@ -52,7 +52,7 @@ from ..widgets.schema_editor import SchemaEditor
 from ..widgets.status_line import StatusLine
 from .prompt import PromptScreen
 from .release import ReleaseScreen
-from .stream import StreamSource, StreamScreen
+from ..stream.screen import StreamSource, StreamScreen
 
 DEBOUNCE = 0.015  # seconds of quiet typing before a reparse; well under the 50 ms budget
 # The same limit as the CLI's: a run that the CLI finishes, the TUI finishes too. Only the current
@@ -449,7 +449,7 @@ class WorkbenchScreen(Screen):
             self._show_sample()
 
     def reload_sample(self) -> None:
-        from ...samples import load
+        from ...store.samples import load
 
         self.samples[self.current] = dataclasses.replace(load(self.sample.path), note=self.sample.note)
         prompt = self.prompt

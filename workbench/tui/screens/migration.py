@@ -1,8 +1,8 @@
-"""The "Migrate to a template" dialog: runs what ``workbench migrate`` runs (``workbench.migration_run``)
+"""The "Migrate to a template" dialog: runs what ``workbench migrate`` runs (``workbench.jobs.migration``)
 in a worker, then shows its report; dismissed with True when the user opens the template.
 
 The comparison on the samples parses them, and a regex that backtracks too much holds the GIL for
-as long as it runs: it runs in a child process (``workbench.child``), on whose main thread the
+as long as it runs: it runs in a child process (``workbench.live.child``), on whose main thread the
 engine's time limits hold, while the worker only waits. The dialog stays responsive; closing it
 kills the child, and so does the wall-clock limit (``budget``) if the parses still do not end."""
 
@@ -19,10 +19,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from ... import child
+from ...live import child
 from ...formats import DEFAULT_TIME_LIMIT
-from ...files import WriteError
-from ...migration_run import Case, MigrationRun, compare_cases, write_template
+from ...store.files import WriteError
+from ...jobs.migration import Case, MigrationRun, compare_cases, write_template
 from ..plain import plain
 from .confirm import move_between_buttons
 

@@ -17,7 +17,7 @@ from textual.widgets import TextArea
 
 from ...engine.paint import SELECTED
 from ...engine.prefill import prefill_note
-from ...prompts import PromptDocument
+from ...store.prompts import PromptDocument
 from ..palette import style_for
 from ..plain import editor_line, plain
 

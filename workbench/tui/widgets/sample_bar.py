@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from ...samples import DIFFERS, FAILS, MATCHES, PARSES, Verdict
+from ...store.samples import DIFFERS, FAILS, MATCHES, PARSES, Verdict
 from ..plain import shown, visible
 
 SPLIT_MARK = "⇄"  # the sample's result depends on the transformers release

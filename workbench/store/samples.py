@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .engine.difference import first_difference
-from .formats import FORMATS, MatrixSample, by_name, by_noun, format_of
+from ..engine.difference import first_difference
+from ..formats import FORMATS, MatrixSample, by_name, by_noun, format_of
 from .files import InputError, parse_schema_text, read_sample, read_text
 
 ERROR_SUFFIX = ".expected-error.txt"
@@ -296,9 +296,9 @@ def _probe_verdict(verdict: Verdict, probe: dict, output: str) -> Verdict:
     """A probe sample is judged as ``workbench roundtrip`` judges it: one rule (round-trip differences
     the parser is not to blame for do not count against it)."""
     # Imported here: the analysis process judges samples, and the round trip's module brings jinja2.
-    from .engine.chat_template.roundtrip import NOT_THE_PARSER, PARSER, ROUND_TRIPS, WHY
-    from .engine.chat_template.roundtrip import judge as judge_probe
-    from .engine.chat_template.roundtrip import verdict as probe_verdict
+    from ..engine.chat_template.roundtrip import NOT_THE_PARSER, PARSER, ROUND_TRIPS, WHY
+    from ..engine.chat_template.roundtrip import judge as judge_probe
+    from ..engine.chat_template.roundtrip import verdict as probe_verdict
 
     differences = judge_probe(probe, verdict.value, verdict.error, output)
     said = probe_verdict(differences)

@@ -10,7 +10,7 @@ exception, and kills the child when it runs past ``timeout`` seconds of wall-clo
 with no time limit of its own, such as transformers' ``parse_response``, is stopped that way) or
 when ``cancelled()`` says the caller gave up.
 
-The child is started as the analysis process is (``workbench.worker``): ``python -m`` and a socket
+The child is started as the analysis process is (``workbench.live.process``): ``python -m`` and a socket
 pair, not multiprocessing (fork would copy the UI's threads; spawn would import the UI's
 ``__main__`` again). It gets a temporary folder of its own as TMPDIR, which the parent removes
 however the child ends, and a CPU-time limit past ``timeout``, so that even a child whose parent
@@ -84,7 +84,7 @@ def call(function: Callable[..., Any], *args: Any, timeout: float, cancelled: Ca
     try:
         with theirs:
             process = subprocess.Popen(
-                [sys.executable, "-m", "workbench.child", str(theirs.fileno()), str(math.ceil(timeout) + CPU_MARGIN)],
+                [sys.executable, "-m", "workbench.live.child", str(theirs.fileno()), str(math.ceil(timeout) + CPU_MARGIN)],
                 pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, start_new_session=True,
                 env={**os.environ, "TMPDIR": tmp},
             )
@@ -188,8 +188,8 @@ def _sendable(exc: Exception) -> Exception:
 
 
 if __name__ == "__main__":  # pragma: no cover - the process ``call`` starts
-    # Through the imported module, so that what it pickles names workbench.child, not __main__.
-    from workbench import child
+    # Through the imported module, so that what it pickles names workbench.live.child, not __main__.
+    from workbench.live import child
     from workbench.engine.depth import raise_limit
 
     raise_limit()  # as the CLI does: results as deep as the inputs it accepts pickle too

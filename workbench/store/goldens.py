@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .formats import Analysis
+from ..formats import Analysis
 from .files import atomic_write, dump_json
 from .samples import Sample
 

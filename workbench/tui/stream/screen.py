@@ -23,12 +23,12 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from ...engine.paint import BODY, BODY_ALT, DELIMITER, FLAGGED, HELD, NO_FIELD, UNFED, Paint, flatten
 from ...engine.releases import NEWEST
 from ...engine.template.replay import FINALIZE, Replay, assemble
-from ...worker import AnalysisClient
+from ...live.process import AnalysisClient
 from ..plain import plain
-from ..widgets.client_message import ClientMessage
-from ..widgets.flag_list import FlagList
+from .client_message import ClientMessage
+from .flag_list import FlagList
 from ..widgets.raw_view import RawView
-from ..widgets.step_events import StepEvents
+from .step_events import StepEvents
 
 CHUNKS = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256, 512, 1024]
 PLAY_EVERY = 0.12  # seconds per call while playing

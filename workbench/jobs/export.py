@@ -19,31 +19,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
-from ..files import InputError, WriteError, atomic_write_all, check_outputs, dump_json, parse_schema_text, read_text
-from ..locks import folder_lock
-from .formats import format_of
-from .template import load_failure
-from .template.serving import refusals, vllm_verdict
-from .problems import Problem, errors
-from .schema.validate import validate
-from .versions import TEMPLATE
+from ..store.files import InputError, WriteError, atomic_write_all, check_outputs, dump_json, parse_schema_text, read_text
+from ..store.locks import folder_lock
+from ..engine.problems import Problem
+from ..formats import RESPONSE_SCHEMA, format_of
 
 CONFIG_NAME = "tokenizer_config.json"
 
-VERSION_NOTE = (
-    "transformers 5.3 to 5.14 read response_schema; 5.15 and later drop it silently when the "
-    "tokenizer loads (they read only response_template), so parse_response there will not use "
-    "this schema. Tell your users to pin transformers>=5.3,<5.15."
-)
-TEMPLATE_NOTE = (
-    "transformers 5.13 and later read response_template (5.13 and 5.14 prefer it to a "
-    "response_schema and then require prefix= in parse_response); 'workbench validate' names the "
-    "releases that give the same result."
-)
-
-
 def version_note(value: Any) -> str:
-    return TEMPLATE_NOTE if format_of(value) == TEMPLATE else VERSION_NOTE
+    return format_of(value).version_note
 
 
 class ExportRefused(Exception):
@@ -66,18 +50,11 @@ class ExportReport:
     serving_of: int | None = None  # which of the parsers vLLM would refuse
 
 
-def _checked(schema: Any) -> list[Problem]:
-    if format_of(schema) == TEMPLATE:
-        failure = load_failure(schema)
-        if failure is not None:
-            raise ExportRefused(f"transformers would reject this response_template when it loads: {failure}")
-        return []
-    problems = validate(schema)
-    bad = errors(problems)
-    if bad:
-        listed = "; ".join(str(p) for p in bad)
-        raise ExportRefused(f"the schema has {len(bad)} validation error{'s' if len(bad) > 1 else ''}: {listed}")
-    return problems
+def _checked(parser: Any) -> list[Problem]:
+    refused, warnings = format_of(parser).export_problems(parser)
+    if refused is not None:
+        raise ExportRefused(refused)
+    return warnings
 
 
 def export_schema(schema: Any, out: str | Path | None = None, tokenizer_dir: str | Path | None = None,
@@ -115,8 +92,9 @@ def export_parsers(parsers: list[Any], out: str | Path | None = None, tokenizer_
         if warnings:
             report.warnings.extend(warnings)
             report.warnings_of = i
-        if format_of(parser) == TEMPLATE and refusals(parser):  # written all the same: transformers runs it
-            report.serving.append(vllm_verdict(parser))
+        refused = format_of(parser).serving_refusal(parser)
+        if refused is not None:  # written all the same: transformers runs it
+            report.serving.append(refused)
             report.serving_of = i
     files: list[tuple[Path, str]] = []
     if out is not None:
@@ -203,7 +181,7 @@ def _config_with(folder: Path, parsers: list[Any]) -> tuple[Path, str]:
         raise ExportRefused(f"{path}: a tokenizer config must be a JSON object")
     # Replacing the value keeps the key where it was; a new key goes last. Nothing else changes.
     for parser in parsers:
-        config[format_of(parser)] = parser
+        config[format_of(parser).name] = parser
     return path, dump_json(config)
 
 
@@ -259,9 +237,7 @@ class Verification:
 def install_advice(value: Any = None) -> str:
     """The transformers to install to check ``value``: the releases that read its format (a
     schema only before 5.15, a template from 5.13, its tools= casting from 5.15)."""
-    if value is not None and format_of(value) == TEMPLATE:
-        return "pip install 'transformers>=5.15' (5.13 and 5.14 read a template too)"
-    return "pip install 'transformers>=5.3,<5.15'"
+    return (format_of(value) if value is not None else RESPONSE_SCHEMA).install_advice
 
 
 def require_transformers(value: Any = None):
@@ -284,15 +260,14 @@ def verify_tokenizer_dir(tokenizer_dir: str | Path, schema: Any, sample_text: st
     AutoTokenizer = require_transformers(schema)
     import importlib.metadata
 
-    from .schema.parse import parse_response
-
     version = importlib.metadata.version("transformers")
     lines = [f"loaded with transformers {version}"]
     try:
         tokenizer = AutoTokenizer.from_pretrained(str(tokenizer_dir), trust_remote_code=False)
     except Exception as exc:  # whatever the loader raises, the user needs its words
         return Verification(False, lines + [f"transformers could not load {shown or tokenizer_dir}: {exc}"])
-    key = format_of(schema)
+    fmt = format_of(schema)
+    key = fmt.name
     loaded = getattr(tokenizer, key, None)
     if json.dumps(loaded) != json.dumps(schema):  # strict: key order and 1 vs 1.0 count
         lines.append(f"the loaded tokenizer's {key} differs from the exported one"
@@ -300,25 +275,19 @@ def verify_tokenizer_dir(tokenizer_dir: str | Path, schema: Any, sample_text: st
         return Verification(False, lines)
     lines.append(f"{key} loaded back unchanged")
     if sample_text is not None:
-        if key == TEMPLATE:
-            from .template import parse_response as template_parse
+        # A format that reads the generation prompt gets prefix="" from both sides, as a sample has none.
+        prompt = {"prefix": ""} if fmt.reads_prompt else {}
 
-            def theirs_call():
-                return tokenizer.parse_response(sample_text, prefix="")
+        def theirs_call():
+            return tokenizer.parse_response(sample_text, **prompt)
 
-            def ours_call():
-                return template_parse(sample_text, schema, prefix="")
-        else:
-            def theirs_call():
-                return tokenizer.parse_response(sample_text)
-
-            def ours_call():
-                return parse_response(sample_text, schema)
+        def ours_call():
+            return fmt.parse(schema, sample_text, "")
         theirs, ours = _outcome(theirs_call), _outcome(ours_call)
         if theirs[0] != ours[0] or (theirs[0] == "value" and theirs != ours):
             lines.append(f"parse_response differs on the sample: transformers gave {theirs[1]!r}, the workbench {ours[1]!r}")
             return Verification(False, lines)
-        lines.append("parse_response on the sample agrees with the workbench" + (' (prefix="")' if key == TEMPLATE else ""))
+        lines.append("parse_response on the sample agrees with the workbench" + (' (prefix="")' if fmt.reads_prompt else ""))
     return Verification(True, lines)
 
 

@@ -42,10 +42,10 @@ from multiprocessing.connection import Connection
 from typing import Any, Callable
 
 from .analysis import analyze
-from .formats import Analysis, Format, format_of_text, interrupt
-from .formats.remote_tree import Held, hold, is_large
-from .formats.wire import NodeTable, dump, load
-from .samples import Sample, Verdict, judge_with, verdict_of
+from ..formats import Analysis, Format, format_of_text, interrupt
+from ..formats.remote_tree import Held, hold, is_large
+from ..formats.wire import NodeTable, dump, load
+from ..store.samples import Sample, Verdict, judge_with, verdict_of
 
 # How long past its own time limit a parse may go on before the process is thought hung
 # (CPython's regex engine checks for signals, so the engine's own limit normally ends it). Only
@@ -371,7 +371,7 @@ def _splits(request: AnalyzeRequest, analysis: Analysis, samples: dict[str, Samp
     on every sample, with the prompts the UI holds): sample key -> how they part, in one line. The
     last matrix is kept by what it ran on, so switching the release or the sample does not run it
     again. Runs as template work: a newer request interrupts it."""
-    from .formats import MatrixSample
+    from ..formats import MatrixSample
 
     current = dict(prompts)
     current[request.sample] = request.prefix
@@ -437,7 +437,7 @@ class AnalysisClient:
         # spawn would run the UI's __main__ again in the child.
         ours, theirs = socket.socketpair()
         process = subprocess.Popen(
-            [sys.executable, "-m", "workbench.worker", str(theirs.fileno())],
+            [sys.executable, "-m", "workbench.live.process", str(theirs.fileno())],
             pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, start_new_session=True,
         )
         theirs.close()
@@ -668,8 +668,8 @@ _HUNG = object()
 
 
 if __name__ == "__main__":  # pragma: no cover - the process AnalysisClient starts
-    # Through the imported module, so that what it pickles names workbench.worker, not __main__.
-    from workbench import worker
+    # Through the imported module, so that what it pickles names workbench.live.process, not __main__.
+    from workbench.live import process as worker
     from workbench.engine.depth import raise_limit
 
     raise_limit()  # results as deep as the schemas the editor accepts pickle too (see depth.py)

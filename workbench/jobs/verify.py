@@ -19,11 +19,11 @@ import json
 from pathlib import Path
 from typing import Any, Callable
 
-from .engine.visible import visible
-from .formats import DEFAULT_TIME_LIMIT
-from .formats.tokenizer_reads import Verification, ranges_to_check, reads
+from ..engine.visible import visible
+from ..formats import DEFAULT_TIME_LIMIT
+from ..formats.tokenizer_reads import Verification, ranges_to_check, reads
 from .runtimes import SCHEMA_RUNTIME, TEMPLATE_RUNTIMES, RuntimeUnavailable, probe_many, runtime_python
-from .samples import Sample
+from ..store.samples import Sample
 
 def prepare_runtimes(say: Callable[[str], None] = lambda _: None) -> dict[str, Path]:
     """The Python of each release always checked, built if need be. Called before anything is

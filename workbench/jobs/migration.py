@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .engine.migrate import ABSENT, Migration, SampleComparison, compare_sample, derive_start_anchor
-from .engine.migrate import migrate as translate
-from .engine.problems import WARNING
-from .formats import format_of
-from .files import InputError, atomic_write, check_json_depth, dump_json
-from .samples import Sample
+from ..engine.migrate import ABSENT, Migration, SampleComparison, compare_sample, derive_start_anchor
+from ..engine.migrate import migrate as translate
+from ..engine.problems import WARNING
+from ..formats import format_of
+from ..store.files import InputError, atomic_write, check_json_depth, dump_json
+from ..store.samples import Sample
 
 OK, FAILED = 0, 1  # the exit codes of ``workbench migrate`` (2, unusable input, is the CLI's)
 

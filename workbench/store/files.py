@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .engine.depth import MAX_JSON_DEPTH, deep, too_deep
-from .engine.visible import escape_json_text
+from ..engine.depth import MAX_JSON_DEPTH, deep, too_deep
+from ..engine.visible import escape_json_text
 
 
 class InputError(Exception):

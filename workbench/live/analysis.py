@@ -11,10 +11,10 @@ import contextlib
 import time
 from typing import Any, Callable, ContextManager
 
-from .engine.json_positions import SchemaPositions
-from .files import InputError, parse_schema_text
-from .formats import DEFAULT_TIME_LIMIT, Analysis, format_of, format_of_text
-from .formats.panes import Failure, Lit  # noqa: F401 - what the panes are told, named where they meet it
+from ..engine.json_positions import SchemaPositions
+from ..store.files import InputError, parse_schema_text
+from ..formats import DEFAULT_TIME_LIMIT, Analysis, format_of, format_of_text
+from ..formats.panes import Failure, Lit  # noqa: F401 - what the panes are told, named where they meet it
 
 
 def analyze(

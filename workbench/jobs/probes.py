@@ -11,15 +11,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from .chat_template_files import ChatTemplate
-from .engine.chat_template import (
+from ..store.chat_template_files import ChatTemplate
+from ..engine.chat_template import (
     RESERVED_VARIABLES, ChatTemplateError, RenderBudget, RenderOverBudget, SandboxedRenderer, reserved_variable,
 )
-from .engine.chat_template.python_renderer import PythonRenderer
-from .engine.chat_template.roundtrip import ProbeResult, golden, roundtrip
-from .formats import CannotRun, Format, format_of
-from .files import InputError, atomic_write_all, check_outputs, dump_json
-from .samples import PROBES, Sample, read_probes
+from ..engine.chat_template.python_renderer import PythonRenderer
+from ..engine.chat_template.draft import Draft, draft as draft_template
+from ..engine.chat_template.roundtrip import ProbeResult, golden, roundtrip, unusable
+from ..formats import CannotRun, Format, format_of
+from ..store.files import InputError, atomic_write_all, check_outputs, dump_json
+from ..store.samples import PROBES, Sample, read_probes
 
 
 def parser_of(path: Path, value: Any, runtime: Any = None) -> tuple[Format, Callable[[str, str], Any]]:
@@ -125,3 +126,42 @@ def write_probe_samples(folder: Path, judged: list[tuple[list[ProbeResult], str]
     if notices is not None:
         notices.extend(said)
     return sum(r.output is not None for r in judged[0][0])
+
+
+def draft_and_roundtrip(model: ChatTemplate, name: str | None, variables: dict, budget: RenderBudget,
+                        chosen: Any, progress: Callable[[str], None] | None = None,
+                        ) -> tuple[Draft, list[ProbeResult], list[ProbeResult]]:
+    """The draft read off the chat template, and the round trip of its template (as ``chosen``, a
+    ``Runtime``) and of its schema, all rendered in one sandboxed child process under ``budget``
+    (``draft`` and ``new``; ``progress`` hears which probe renders). ``InputError`` when the
+    template renders no probe: there is nothing to write."""
+    with sandboxed(model, name, variables, budget, progress) as renderer:
+        try:
+            found = draft_template(renderer, runtime=str(chosen.release))  # what that release can read
+        except ChatTemplateError as exc:
+            raise InputError(f"{template_file(model, name)}: {exc}") from None
+        try:
+            through_template = roundtrip(renderer, format_of(found.template).runner(found.template, chosen.release))
+        except CannotRun as exc:  # a draft transformers would not load is the workbench's bug, said as such
+            raise InputError(f"{template_file(model, name)}: the drafted template is one transformers {chosen} would not load "
+                             f"({exc}); nothing written") from None
+        through_schema = roundtrip(renderer, format_of(found.schema).runner(found.schema))
+    why = unusable(through_template)
+    if why is not None:
+        raise InputError(f"{template_file(model, name)}: {why}; nothing written")
+    return found, through_template, through_schema
+
+
+def missing_fields(template: dict, results: list[ProbeResult]) -> list[str]:
+    """What keeps a draft from being a success even where no probe came back wrong: calls the
+    template has that the draft cannot read or the probes could not render."""
+    calls = [r for r in results if r.message.get("tool_calls")]
+    said = []
+    unrendered = [r.name for r in calls if r.unrendered]
+    if unrendered:
+        said.append(f"the tool-call probes {', '.join(unrendered)} could not be rendered, so the calls were not checked")
+    shown = [r.name for r in calls if r.output is not None
+             and any(call["function"]["name"] in r.output for call in r.seen["tool_calls"])]
+    if "tool_calls" not in template.get("fields", {}) and shown:
+        said.append("the draft has no tool_calls field, but the template renders tool calls")
+    return said

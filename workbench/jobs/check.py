@@ -13,10 +13,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .formats.template import LOADS
-from .files import InputError, ReadOnlyError, WriteError, atomic_write, dump_json, load_schema, read_only_mode
-from .formats import FORMATS, Format, by_name
-from .samples import MATCHES, Sample, is_sample_file, judge, load, matrix_samples, parser_files
+from ..formats.template import LOADS
+from ..store.files import InputError, ReadOnlyError, WriteError, atomic_write, dump_json, load_schema, read_only_mode
+from ..formats import FORMATS, Format, by_name
+from ..store.samples import MATCHES, Sample, is_sample_file, judge, load, matrix_samples, parser_files
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 

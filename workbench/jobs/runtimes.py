@@ -26,8 +26,8 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from .engine.visible import visible
-from .formats import FORMATS
+from ..engine.visible import visible
+from ..formats import FORMATS
 
 SCHEMA_RUNTIME, TEMPLATE_RUNTIMES = "5.14.1", ("5.23.0", "5.24.0")
 STAMP = "workbench-runtime.json"
@@ -84,7 +84,7 @@ def runtime_python(version: str, say: Callable[[str], None] = lambda _: None) ->
         folder.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise RuntimeUnavailable(f"could not build {folder}: {exc.strerror or exc}") from None
-    from .locks import folder_lock
+    from ..store.locks import folder_lock
 
     # Two exports building the same environment at once would delete each other's files.
     with folder_lock(folder.parent, waiting=lambda: say(f"waiting for another workbench building in {folder.parent}")):

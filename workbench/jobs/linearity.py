@@ -37,10 +37,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .engine.errors import RegexTimeout
-from .formats import DEFAULT_TIME_LIMIT, Format, format_of
-from .files import InputError, load_schema, read_sample
-from .samples import Sample, is_sample_file, parser_files
+from ..engine.errors import RegexTimeout
+from ..formats import DEFAULT_TIME_LIMIT, Format, format_of
+from ..store.files import InputError, load_schema, read_sample
+from ..store.samples import Sample, is_sample_file, parser_files
 
 RUN = 200_000  # whitespace characters inserted at 10×
 REPEATED = 2_000_000  # characters of the repeated sample at 10×
