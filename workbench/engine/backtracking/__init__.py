@@ -21,7 +21,8 @@ polynomial, but cubic under ``search``, which tries every start position.
 The package is split by concern: ``parsetree`` (re's parser and opcodes), ``charsets`` (code point
 interval sets), ``automaton`` (the position automaton and the ambiguity check), ``quoting`` (where
 each quantifier sits in the pattern text), ``unparse`` (writing parsed regexes back out),
-``rewrites`` (the linear forms suggested) and ``check`` (``risks`` and ``Risk``, tying them together).
+``rewrites`` (the linear forms suggested) and ``risks`` (the ``risks`` function and ``Risk``, tying them
+together).
 ``trims`` finds, apart, the polynomial whitespace trims (``\\s*(?:X)?\\s*``, ``(\\{.*?)\\s*``...)
 that made shipped schemas slow on long whitespace runs.
 
@@ -31,7 +32,7 @@ can grow faster on intricate loops, so they have a budget (``automaton._BUILD_BU
 warns that it was not fully checked.
 """
 
-from .check import Risk, risks
+from .risks import Risk, risks
 from .trims import Trim, trims
 
 __all__ = ["Risk", "risks", "Trim", "trims"]

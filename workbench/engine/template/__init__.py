@@ -2,7 +2,7 @@
 event and error for error (``transformers.utils.chat_parsing``; docs/response-template.md).
 
 - ``load.py``: checking and compiling a template (the runtime's load-time errors);
-- ``scan.py``: which delimiters are watched, which match wins, what is held back;
+- ``regions.py``: finding a field's regions: which delimiters are watched, which match wins, what is held back;
 - ``stream.py``: ``ResponseParser`` (regions, events, prefix) and ``parse_response``;
 - ``parsers.py``: the content parsers; ``transform.py``: transforms; ``tools.py``: ``tools=`` casting;
 - ``errors.py``: the one error of ours, a regex stopped at its time limit;

@@ -25,7 +25,7 @@ from .errors import DEFAULT_TIME_LIMIT, TemplateRegexTimeout
 from .load import Template, load_template
 from .parsers import CLEAN_CHUNK_PARSERS, parse_content
 from ..releases import release as release_of
-from .scan import OPEN, Extended, scan, scan_literal, watchlist
+from .regions import OPEN, Extended, scan, scan_literal, watchlist
 from .tools import cast_tool_calls, tool_parameters
 from .transform import shape
 

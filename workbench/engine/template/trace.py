@@ -22,7 +22,7 @@ from ..pointer import join
 from ..spans import RegexMatch, build_match
 from .errors import DEFAULT_TIME_LIMIT, TemplateRegexTimeout
 from .parsers import parse_content
-from .scan import OPEN
+from .regions import OPEN
 from .stream import ResponseParser
 from .tools import cast_tool_calls
 from .trace_types import (
