@@ -229,11 +229,10 @@ def test_shipped_ernie45_passes_the_plain_answers(tmp_path):
 
 
 def shipped_parsers():
-    from workbench.store.samples import parser_files
+    from workbench.jobs.families import family_parsers
 
-    for folder in sorted(p for p in (ROOT / "sample_outputs").iterdir() if p.is_dir()):
-        for path, fmt in parser_files(ROOT / "schemas", folder.name):
-            yield pytest.param(folder, path, fmt, id=path.name)
+    for family in family_parsers(ROOT / "schemas", ROOT / "sample_outputs"):
+        yield pytest.param(family.folder, family.path, family.format, id=family.path.name)
 
 
 @pytest.mark.parametrize("folder, path, fmt", list(shipped_parsers()))

@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..jobs.check import BAD_GOLDEN, NO_GOLDEN, PASS, as_json, check as run_check, update_goldens
+from ..jobs.families import FamilyResult
 from ..formats import FORMATS, by_name
 from ..engine.visible import visible
 from ..store.files import InputError, dump_json
@@ -77,7 +78,7 @@ def check(
     raise typer.Exit(OK if results and all(r.ok for r in results) else FAILED)
 
 
-def print_table(results, left_out: dict[str, str] | None = None) -> None:
+def print_table(results: list[FamilyResult], left_out: dict[str, str] | None = None) -> None:
     """``left_out``: the formats the release asked for does not read, and what their cells say."""
     left_out = left_out or {}
     """One row per family: its schema and its template side by side, then where they disagree."""
@@ -107,7 +108,7 @@ def print_table(results, left_out: dict[str, str] | None = None) -> None:
     _print_matrices(console, results)
 
 
-def _print_matrices(console: Console, results) -> None:
+def _print_matrices(console: Console, results: list[FamilyResult]) -> None:
     """The release matrix of each template family: a family whose results depend on the release in
     full, the others in one line. Information only: a split never fails the check."""
     ran = [r for r in results if r.matrix is not None]
@@ -177,7 +178,7 @@ def _outcome_difference(schema_case, template_case) -> str:
     return first_difference(schema_case.value, template_case.value)
 
 
-def _gather(run, schemas_dir: Path, samples_dir: Path, family: list[str]) -> list:
+def _gather(run, schemas_dir: Path, samples_dir: Path, family: list[str]) -> list[FamilyResult]:
     try:
         results = run(schemas_dir, samples_dir, family or None)
         if family and not results:
@@ -187,14 +188,14 @@ def _gather(run, schemas_dir: Path, samples_dir: Path, family: list[str]) -> lis
     return results
 
 
-def _show(results: list, as_json_output: bool, to_json, print_table) -> None:
+def _show(results: list[FamilyResult], as_json_output: bool, to_json, print_table) -> None:
     if as_json_output:
         emit(dump_json(to_json(results)))
     else:
         print_table(results)
 
 
-def _print_linear_table(results) -> None:
+def _print_linear_table(results: list[FamilyResult]) -> None:
     console = Console(highlight=False, soft_wrap=False, width=160)
     table = Table(show_edge=False, pad_edge=False)
     for column in ("family", "format", "inputs", "result", "worst case", "time", "growth"):

@@ -3,7 +3,8 @@
 Layout: ``<schemas>/<family>.json`` and ``<schemas>/<family>.template.json``; ``<samples>/<family>/<case>.txt``
 with ``<case>.expected.json`` or ``<case>.expected-error.txt`` for the schema,
 ``<case>.template.expected.json`` or ``<case>.template.expected-error.txt`` for the template, and the
-prompts the template parses with (samples.py). A family is checked in each format it has a file for.
+prompts the template parses with (samples.py). A family is checked in each format it has a file for; which
+families, parsers and samples, and the result, are families.py's (check --linear goes through the same loop).
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from ..formats.template import LOADS
-from ..store.files import InputError, ReadOnlyError, WriteError, atomic_write, dump_json, load_schema, read_only_mode
-from ..formats import FORMATS, Format, by_name
-from ..store.samples import MATCHES, Sample, is_sample_file, judge, load, matrix_samples, parser_files
+from ..store.files import InputError, ReadOnlyError, WriteError, atomic_write, dump_json, read_only_mode
+from ..formats import FORMATS
+from ..store.samples import MATCHES, Sample, judge, load, matrix_samples
+from .families import PASS, Family, FamilyResult, family_parsers
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
-PASS, FAIL, NO_GOLDEN, BAD_GOLDEN = "pass", "fail", "no golden", "unreadable golden"
+FAIL, NO_GOLDEN, BAD_GOLDEN = "fail", "no golden", "unreadable golden"  # and PASS (families.py)
 
 # Phrases that transformers' messages and ours share, for error goldens written by --update.
 _SHARED_PHRASES = ("could not parse its contents as JSON", "are missing from parsed output", "not a valid integer: ''")
@@ -36,25 +38,6 @@ class CaseResult:
     sample_unreadable: bool = False  # the sample itself could not be read: no result to keep
 
 
-@dataclass
-class FamilyResult:
-    family: str
-    schema: str  # the parser's file
-    cases: list[CaseResult] = field(default_factory=list)
-    problem: str | None = None  # the family could not be checked at all
-    format: Format | None = None  # the parser's format (None: the file could not be read as one)
-    runtime: str | None = None  # the transformers release it ran as ("5.24"; a schema: "5.14")
-    matrix: Any = None  # a template's ReleaseMatrix on its samples (None: not run)
-
-    @property
-    def ok(self) -> bool:
-        return self.problem is None and bool(self.cases) and all(c.status == PASS for c in self.cases)
-
-    @property
-    def passed(self) -> int:
-        return sum(c.status == PASS for c in self.cases)
-
-
 def check(
     schemas_dir: str | Path = "schemas", samples_dir: str | Path = "sample_outputs", families: list[str] | None = None,
     runtimes: dict[str, Any] | None = None, matrix: bool = True,
@@ -64,40 +47,26 @@ def check(
     ``matrix``: also run each template's release matrix on its samples."""
     if runtimes is None:
         runtimes = {fmt: fmt.runtime() for fmt in FORMATS}
-    schemas_dir, samples_dir = Path(schemas_dir), Path(samples_dir)
-    if not samples_dir.is_dir():
-        raise InputError(f"{samples_dir}: no such samples folder")
-    if not schemas_dir.is_dir():
-        raise InputError(f"{schemas_dir}: no such schemas folder")
-    results = []
-    for folder in sorted(p for p in samples_dir.iterdir() if p.is_dir()):
-        if families and folder.name not in families:
-            continue
-        for path, fmt in parser_files(schemas_dir, folder.name):
-            if fmt in runtimes:
-                results.append(check_family(path, folder, fmt, runtimes[fmt], matrix))
-    return results
+    return [check_family(family, runtimes[family.format], matrix)
+            for family in family_parsers(schemas_dir, samples_dir, families, formats=runtimes)]
 
 
-def check_family(schema_path: Path, folder: Path, fmt: Format | str, runtime: Any = None,
-                 matrix: bool = True) -> FamilyResult:
-    fmt = by_name(str(fmt))
+def check_family(family: Family, runtime: Any = None, matrix: bool = True) -> FamilyResult:
+    fmt = family.format
     if runtime is None:
         runtime = fmt.runtime()
-    result = FamilyResult(folder.name, str(schema_path), format=fmt, runtime=str(runtime))
-    try:
-        parser = load_schema(schema_path)
-    except InputError as exc:
-        result.problem = str(exc)
+    result, parser = family.open()
+    result.runtime = str(runtime)
+    if parser is None:
         return result
     try:
         fmt.runtime(str(runtime), parser)  # a release that lacks one of its x-parsers
     except ValueError as exc:
-        result.problem = f"{schema_path}: {exc}"
+        result.problem = f"{family.path}: {exc}"
         return result
     failure = fmt.load_failure(parser, runtime.release)
-    result.problem = None if failure is None else f"{schema_path}: {failure}"
-    paths = sorted(p for p in folder.iterdir() if p.is_file() and is_sample_file(p))
+    result.problem = None if failure is None else f"{family.path}: {failure}"
+    paths = family.sample_paths()
     if fmt.releases_differ and matrix and paths:
         # Run even when this release refuses the parser: the matrix says which releases load it.
         result.matrix = fmt.matrix(parser, matrix_samples(paths, skipped=[]))
@@ -106,7 +75,7 @@ def check_family(schema_path: Path, folder: Path, fmt: Format | str, runtime: An
     for path in paths:
         result.cases.append(check_case(path, parser, runtime.release))
     if not result.cases:
-        result.problem = f"{folder}: no samples"
+        result.problem = family.no_samples
     return result
 
 

@@ -38,9 +38,10 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.errors import RegexTimeout
-from ..formats import DEFAULT_TIME_LIMIT, Format, format_of
-from ..store.files import InputError, load_schema, read_sample
-from ..store.samples import Sample, is_sample_file, parser_files
+from ..formats import DEFAULT_TIME_LIMIT, format_of
+from ..store.files import InputError, read_sample
+from ..store.samples import Sample
+from .families import Family, FamilyResult, family_parsers
 
 RUN = 200_000  # whitespace characters inserted at 10×
 REPEATED = 2_000_000  # characters of the repeated sample at 10×
@@ -298,33 +299,7 @@ def check_plain(family: str, markers: list[str], pairs: list[tuple[str, str]], s
     return result
 
 
-# -- families -----------------------------------------------------------------------------------
-
-
-@dataclass
-class FamilyResult:
-    family: str
-    schema: str  # the parser's file
-    samples: list[SampleResult] = field(default_factory=list)
-    problem: str | None = None  # the family could not be checked at all
-    format: Format | None = None  # the parser's format, by its file's name
-
-    @property
-    def ok(self) -> bool:
-        return self.problem is None and bool(self.samples) and not self.failures
-
-    @property
-    def failures(self) -> list[Trial]:
-        return [t for s in self.samples for t in s.failures]
-
-    @property
-    def inputs(self) -> int:
-        return sum(s.inputs for s in self.samples)
-
-    @property
-    def worst(self) -> Trial | None:
-        trials = [s.worst for s in self.samples if s.worst is not None]
-        return max(trials, key=Trial.badness) if trials else None
+# -- families ---------------------------------------------------------------------------------
 
 
 def _job(args: tuple) -> SampleResult:
@@ -341,19 +316,11 @@ def check_linear(schemas_dir: str | Path = "schemas", samples_dir: str | Path = 
                  time_limit: float = DEFAULT_TIME_LIMIT) -> list[FamilyResult]:
     """Every family's schema and template on its samples grown large. ``jobs`` processes share the
     samples (1: in this process); each parse runs under the engine's timer in its process's main thread."""
-    schemas_dir, samples_dir = Path(schemas_dir), Path(samples_dir)
-    if not samples_dir.is_dir():
-        raise InputError(f"{samples_dir}: no such samples folder")
-    if not schemas_dir.is_dir():
-        raise InputError(f"{schemas_dir}: no such schemas folder")
     results, work = [], []
-    for folder in sorted(p for p in samples_dir.iterdir() if p.is_dir()):
-        if families and folder.name not in families:
-            continue
-        for path, fmt in parser_files(schemas_dir, folder.name):
-            result = FamilyResult(folder.name, str(path), format=fmt)
-            results.append(result)
-            work.extend((result, args) for args in _family_work(result, folder, time_limit))
+    for family in family_parsers(schemas_dir, samples_dir, families):
+        result, parser = family.open()
+        results.append(result)
+        work.extend((result, args) for args in _family_work(result, family, parser, time_limit))
     # Slowest first (the longest texts), so the pool does not wait on one big sample at the end.
     work.sort(key=lambda item: -_size(item[1]))
     if jobs <= 1:
@@ -376,20 +343,17 @@ def _size(args: tuple) -> int:
     return len(args[2])
 
 
-def _family_work(result: FamilyResult, folder: Path, time_limit: float) -> list[tuple]:
+def _family_work(result: FamilyResult, family: Family, parser: Any, time_limit: float) -> list[tuple]:
     """The arguments of check_sample for each of the family's samples, or none (and ``problem`` set)."""
-    try:
-        parser = load_schema(Path(result.schema))
-    except InputError as exc:
-        result.problem = str(exc)
+    if parser is None:
         return []
     failure = result.format.load_failure(parser)
     if failure is not None:
         result.problem = f"{result.schema}: {failure}"
         return []
-    paths = sorted(p for p in folder.iterdir() if p.is_file() and is_sample_file(p))
+    paths = family.sample_paths()
     if not paths:
-        result.problem = f"{folder}: no samples"
+        result.problem = family.no_samples
     work, texts, prompts = [], [], {}
     for i, path in enumerate(paths):
         try:
