@@ -21,6 +21,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from workbench.jobs import runtimes
+
 VERSION = "5.24.0"
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -99,12 +101,8 @@ class CallListOracle:
         self.process: subprocess.Popen[str] | None = None
 
     def __enter__(self) -> CallListOracle:
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
-        env.update({"TRANSFORMERS_VERBOSITY": "error", "HF_HUB_OFFLINE": "1"})
-        self.process = subprocess.Popen(
-            [self.python, "-I", "-c", _SERVER],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="ascii", env=env,
-        )
+        self.process = runtimes.start_python(
+            self.python, "-c", _SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="ascii")
         ready = self._receive()
         if ready.get("ready") != VERSION:
             self.close()

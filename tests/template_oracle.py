@@ -46,6 +46,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from workbench.jobs import runtimes
+
 # What `import transformers.utils.chat_parsing` imports (transformers' import-time version check adds
 # safetensors), found by building the environment with --no-deps and reading each ImportError;
 # installed with --no-deps so the environment is the same on every machine. regex is the engine's
@@ -147,9 +149,6 @@ SERVER = Path(__file__).resolve().parent / "template_oracle_server.py"
 STAMP_NAME = "oracle-stamp.json"
 BUILD_LOG_NAME = "build.log"
 LOCK_TIMEOUT = 900.0
-
-# transformers' own chatter off, and no hub access from the oracle.
-_QUIET = {"TRANSFORMERS_VERBOSITY": "error", "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1", "HF_HUB_OFFLINE": "1"}
 
 
 class OracleError(RuntimeError):
@@ -343,7 +342,7 @@ def _build(directory: Path, base_python: str, stamp: dict[str, Any], log) -> Non
     log_lines: list[str] = []
     for command in steps:
         try:
-            run = subprocess.run(command, capture_output=True, text=True, env={**env, **_QUIET}, check=False)
+            run = subprocess.run(command, capture_output=True, text=True, env={**env, **runtimes.QUIET}, check=False)
         except OSError as exc:
             raise OracleUnavailable(f"could not run {command[0]}: {exc}") from None
         log_lines += [f"$ {' '.join(command)}", run.stdout, run.stderr]
@@ -425,14 +424,9 @@ class TemplateOracle:
     def start(self) -> None:
         if self._process is not None and self._process.poll() is None:
             return
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
-        self._process = subprocess.Popen(
-            [self.python, "-I", str(SERVER)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env={**env, **_QUIET},
-        )
+        # As export --verify runs a release (-I: nothing of this environment leaks in; quiet, offline).
+        self._process = runtimes.start_python(
+            self.python, SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self._lines = queue.Queue()
         self._stderr.clear()
         threading.Thread(target=self._pump_stdout, args=(self._process, self._lines), daemon=True).start()

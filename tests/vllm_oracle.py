@@ -33,6 +33,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from workbench.jobs import runtimes
 from template_oracle import STAMP_NAME, OracleUnavailable, _base_python, _env_python, _FileLock, _is_built, base_python_of
 
 VLLM_VERSION = "0.33.0"
@@ -138,15 +139,17 @@ class VllmOracle:
         self.timeout = timeout
 
     def _call(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
-        run = subprocess.run(
-            [self.python, "-I", str(RUNNER), self.source],
-            input=json.dumps(requests), capture_output=True, text=True, encoding="utf-8",
-            env=env, timeout=self.timeout, check=False,
-        )
-        if run.returncode != 0:
-            raise RuntimeError(f"the vLLM oracle failed:\n{run.stderr[-4000:]}")
-        return json.loads(run.stdout)
+        process = runtimes.start_python(self.python, RUNNER, self.source, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True, encoding="utf-8")
+        try:
+            stdout, stderr = process.communicate(json.dumps(requests), timeout=self.timeout)
+        except BaseException:  # past its time (TimeoutExpired), or interrupted: nothing is left running
+            process.kill()
+            process.communicate()
+            raise
+        if process.returncode != 0:
+            raise RuntimeError(f"the vLLM oracle failed:\n{stderr[-4000:]}")
+        return json.loads(stdout)
 
     def serve(self, templates: Sequence[Any]) -> list[dict[str, Any]]:
         """What vLLM makes of each template when it serves it (see tests/vllm_oracle_runner.py)."""

@@ -44,8 +44,8 @@ PROBE_LOAD = 30.0
 PROBE_PARSE_SLACK = 1.0
 
 # transformers' advisory chatter off, and no hub access: the folder is local.
-_QUIET = {"TRANSFORMERS_VERBOSITY": "error", "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1", "HF_HUB_OFFLINE": "1",
-          "HF_HUB_DISABLE_TELEMETRY": "1"}
+QUIET = {"TRANSFORMERS_VERBOSITY": "error", "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1", "HF_HUB_OFFLINE": "1",
+         "HF_HUB_DISABLE_TELEMETRY": "1"}
 
 
 class RuntimeUnavailable(Exception):
@@ -116,6 +116,15 @@ def _run(command: list[str], failure: str) -> None:
         raise RuntimeUnavailable(f"{failure}: {last}")
 
 
+def start_python(python: Path | str, *argv: str, **popen) -> subprocess.Popen:
+    """The one way to start another environment's Python (``python -I *argv``): isolated (no
+    PYTHONPATH, no user site: nothing of this environment leaks in), transformers quiet and off the
+    hub, in a session of its own (one past its limit is killed with what it started). What it runs
+    imports nothing from workbench. ``popen``: the pipes, cwd, …"""
+    return subprocess.Popen([str(python), "-I", *map(str, argv)], env={**os.environ, **QUIET},
+                            start_new_session=True, **popen)
+
+
 def probe_limit(jobs: list[tuple[Path, list[dict]]], time_limit: float) -> float:
     """Seconds the probe may run in all: start-up, each folder's load, each parse at its limit."""
     parses = sum(2 * len(samples) for _, samples in jobs)  # at most: the default call and the legacy one
@@ -136,9 +145,8 @@ def probe_many(python: Path, jobs: list[tuple[Path, list[dict]]], release: str, 
         # No stdin: a question transformers asks (trust_remote_code) gets end-of-file, not our input.
         # Its own session: a probe past its limit is killed with whatever it started.
         try:
-            process = subprocess.Popen([str(python), "-I", str(script), str(request_path), str(answer_path)],
-                                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                       cwd=tmp, env={**os.environ, **_QUIET}, start_new_session=True)
+            process = start_python(python, script, str(request_path), str(answer_path), stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=tmp)
         except OSError as exc:
             raise RuntimeUnavailable(f"{who}: cannot run {python}: {exc.strerror or exc}") from None
         try:

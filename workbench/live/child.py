@@ -10,7 +10,7 @@ exception, and kills the child when it runs past ``timeout`` seconds of wall-clo
 with no time limit of its own, such as transformers' ``parse_response``, is stopped that way) or
 when ``cancelled()`` says the caller gave up.
 
-The child is started as the analysis process is (``workbench.live.process``): ``python -m`` and a socket
+The child is started as the analysis process is, by ``live/spawn.py``: ``python -m`` and a socket
 pair, not multiprocessing (fork would copy the UI's threads; spawn would import the UI's
 ``__main__`` again). It gets a temporary folder of its own as TMPDIR, which the parent removes
 however the child ends, and a CPU-time limit past ``timeout``, so that even a child whose parent
@@ -27,15 +27,15 @@ import os
 import pickle
 import shutil
 import signal
-import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 import traceback
 from multiprocessing.connection import Connection
 from typing import Any, Callable
+
+from .spawn import spawn
 
 _POLL = 0.02  # seconds between checks for cancellation and the deadline
 CPU_MARGIN = 10  # seconds of CPU time past ``timeout`` after which the kernel ends a child on its own
@@ -80,17 +80,10 @@ def call(function: Callable[..., Any], *args: Any, timeout: float, cancelled: Ca
     job = pickle.dumps((function, args, kwargs), protocol=pickle.HIGHEST_PROTOCOL)
     deadline = time.monotonic() + timeout
     tmp = tempfile.mkdtemp(prefix="workbench-child-")
-    ours, theirs = socket.socketpair()
     try:
-        with theirs:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "workbench.live.child", str(theirs.fileno()), str(math.ceil(timeout) + CPU_MARGIN)],
-                pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, start_new_session=True,
-                env={**os.environ, "TMPDIR": tmp},
-            )
+        process, conn = spawn("workbench.live.child", str(math.ceil(timeout) + CPU_MARGIN), env={"TMPDIR": tmp})
         with _live_lock:
             _live.add(process)
-        conn = Connection(ours.detach())
         # The job is sent from a thread of its own: a large one fills the socket before the child
         # reads it, and meanwhile the deadline and cancellation must still be watched.
         sender = threading.Thread(target=_send, args=(conn, job), daemon=True)
@@ -102,7 +95,6 @@ def call(function: Callable[..., Any], *args: Any, timeout: float, cancelled: Ca
             sender.join()  # at once: the child is gone, so a send still blocked fails
             conn.close()
     finally:
-        ours.close()
         shutil.rmtree(tmp, ignore_errors=True)
 
 
@@ -147,7 +139,6 @@ def _end(process: subprocess.Popen) -> None:
 
 # ----- the child's side ---------------------------------------------------------------------------
 def _serve(conn: Connection, cpu_seconds: int) -> None:  # pragma: no cover - runs in the child process
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # ctrl+c in the terminal is the app's to handle
     try:
         import resource
 
@@ -190,7 +181,7 @@ def _sendable(exc: Exception) -> Exception:
 if __name__ == "__main__":  # pragma: no cover - the process ``call`` starts
     # Through the imported module, so that what it pickles names workbench.live.child, not __main__.
     from workbench.live import child
-    from workbench.engine.depth import raise_limit
+    from workbench.live.spawn import accept
 
-    raise_limit()  # as the CLI does: results as deep as the inputs it accepts pickle too
-    child._serve(Connection(int(sys.argv[1])), int(sys.argv[2]))
+    conn, (cpu_seconds,) = accept()
+    child._serve(conn, int(cpu_seconds))

@@ -29,19 +29,16 @@ import json
 import itertools
 import os
 import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
 import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import ClassVar
-from multiprocessing.connection import Connection
 from typing import Any, Callable
 
 from .analysis import analyze
+from .spawn import spawn
 from ..formats import Analysis, Format, format_of_text, interrupt
 from ..formats.remote_tree import Held, hold, is_large
 from ..formats.wire import NodeTable, dump, load
@@ -202,8 +199,7 @@ def _serve(conn) -> None:  # pragma: no cover - runs in the child process (teste
                 _INTERRUPTIBLE[0] = False
                 raise _Superseded()
 
-    signal.signal(signal.SIGUSR1, interrupted)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # ctrl+c in the terminal is the app's to handle
+    signal.signal(signal.SIGUSR1, interrupted)  # (SIGINT is ignored since spawn.accept())
     try:
         conn.send_bytes(b"ready")  # only now may the UI signal: SIGUSR1 would have killed us before
         _serve_requests(conn)
@@ -433,15 +429,8 @@ class AnalysisClient:
 
     # -- process lifetime
     def _start(self) -> None:
-        # A fresh interpreter rather than multiprocessing: fork would copy the UI's threads, and
-        # spawn would run the UI's __main__ again in the child.
-        ours, theirs = socket.socketpair()
-        process = subprocess.Popen(
-            [sys.executable, "-m", "workbench.live.process", str(theirs.fileno())],
-            pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, start_new_session=True,
-        )
-        theirs.close()
-        self._process, self._conn = process, Connection(ours.detach())
+        # A fresh interpreter, as every child of the workbench's own (live/spawn.py says why).
+        self._process, self._conn = spawn("workbench.live.process")
         # Until it has set its SIGUSR1 handler, an interrupt would kill the process.
         if not self._conn.poll(STARTUP) or self._conn.recv_bytes() != b"ready":
             raise RuntimeError(f"the analysis process did not start within {STARTUP:g} s")
@@ -670,7 +659,7 @@ _HUNG = object()
 if __name__ == "__main__":  # pragma: no cover - the process AnalysisClient starts
     # Through the imported module, so that what it pickles names workbench.live.process, not __main__.
     from workbench.live import process as worker
-    from workbench.engine.depth import raise_limit
+    from workbench.live.spawn import accept
 
-    raise_limit()  # results as deep as the schemas the editor accepts pickle too (see depth.py)
-    worker._serve(Connection(int(sys.argv[1])))
+    conn, _ = accept()  # as deep as the schemas the editor accepts, results pickle too (see depth.py)
+    worker._serve(conn)
