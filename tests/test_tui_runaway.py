@@ -204,6 +204,15 @@ async def test_export_into_a_folder_still_verifies_and_writes(workdir, private_t
         await wait_until(pilot, lambda: toasts)
         assert str(app.main.status.render()) == f"Exported into {folder / 'tokenizer_config.json'}"
         assert "parse_response on the sample agrees with the workbench" in toasts[0]
+        # One release checked (the one installed here), said, with the command that checks every range.
+        import shlex
+
+        import transformers
+
+        command = shlex.join(["workbench", "export", str(workdir / "schemas" / "qwen3.json"), "--tokenizer-dir", str(folder),
+                              "--verify"])
+        assert (f"checked with one release only, transformers {transformers.__version__}, the one installed here; to check "
+                f"every release range: {command}") in toasts[0].splitlines()
         assert child.live() == []
     config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
     assert config["response_schema"] == json.loads((workdir / "schemas" / "qwen3.json").read_text(encoding="utf-8"))

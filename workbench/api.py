@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .engine.problems import Problem
+from .engine.releases import release_of_change
 from .formats import DEFAULT_TIME_LIMIT, FORMATS, Format, format_of
 
 _UNSET: Any = object()
@@ -30,7 +31,7 @@ def _no_prompt(fmt: Format, prefix: Any, tools: Any) -> None:
     if prefix is not _UNSET:
         raise TypeError(f"prefix= is for a {_prompt_readers()}; a {fmt} parses the output alone")
     if tools is not None:
-        raise TypeError(f"tools= is for a {_prompt_readers()} (transformers 5.15+); a {fmt} takes none")
+        raise TypeError(f"tools= is for a {_prompt_readers()} (transformers {release_of_change('tools')}+); a {fmt} takes none")
 
 
 def _prompt_readers() -> str:

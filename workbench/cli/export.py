@@ -14,6 +14,7 @@ from ..jobs.export import ExportRefused, VerificationFailed, export_parsers
 from ..formats import format_of, reading_notes
 from ..store.chat_template_files import has_chat_template, load_chat_template
 from ..engine.chat_template import RenderBudget
+from ..engine.releases import CHECKED_VERSIONS
 from ..engine.chat_template.roundtrip import unusable
 from ..store.files import InputError, WriteError, load_schema
 from ..jobs.probes import parser_of, run_probes, template_file, write_probe_samples
@@ -32,8 +33,9 @@ def export(
     ),
     verify: bool = typer.Option(
         False, "--verify",
-        help="Before writing, load a staged copy of the folder with transformers 5.14.1 and 5.23.0 and compare "
-             "parse_response with the workbench on the samples; write only if every release range agrees."
+        help="Before writing, load a staged copy of the folder with one real transformers release per release range "
+             f"(of {', '.join(CHECKED_VERSIONS)}) and compare parse_response with the workbench on the samples; write "
+             "only if every release range agrees."
     ),
     sample: list[Path] = typer.Option(
         [], "--sample", help="With --verify: a sample or a folder of them (repeatable; default: the family's sample_outputs/<family>/, else "

@@ -6,6 +6,10 @@ every release from 5.13 on (the chat-parsing sources were compared release by re
 
 A release is named by its minor version ("5.23"; "5.23.0" and "5.23.1" mean the same): patch
 releases never changed chat parsing.
+
+This is the one place a release is written down (tests/test_one_table_of_releases.py): the rest of the
+workbench asks ``release_of_change(name)``, ``NEWEST`` and the facts below, and words its messages
+from them.
 """
 
 from __future__ import annotations
@@ -67,6 +71,22 @@ _SINCE = {change.name: change.since for change in CHANGES}
 
 OLDEST_MINOR, NEWEST_MINOR = (5, 13), (5, 24)
 
+# What the releases read of a tokenizer folder (docs/response-template.md#releases-at-a-glance):
+# before SCHEMA_MINORS neither key; response_schema from 5.3 to 5.14, response_template from
+# OLDEST_MINOR (preferred when both are there); from SCHEMA_DROPPED on the template only, as
+# tokenizers drop response_schema when they load.
+FIRST_MINOR = (5, 0)  # the first release of the line these facts cover
+SCHEMA_MINORS = ((5, 3), (5, 14))
+SCHEMA_DROPPED = (5, 15)
+# The response_schema parsers a release added after SCHEMA_MINORS[0] (docs/response-schema.md).
+SCHEMA_PARSER_SINCE = {"gemma4-tool-call": (5, 5)}
+# The release whose chat parsing vLLM 0.33 carries a copy of (engine/template/serving.py).
+VLLM_MINOR = (5, 23)
+# The transformers versions ``export --verify`` installs (jobs/verify.py): the last that reads
+# response_schema, and from SCHEMA_DROPPED on one in each run of releases that behave alike
+# (``behaviours()``; formats/tokenizer_reads.py picks the one inside each run).
+CHECKED_VERSIONS = ("5.14.1", "5.15.0", "5.16.0", "5.18.0", "5.20.0", "5.23.0", "5.24.0")
+
 
 @dataclass(frozen=True, order=True)
 class Release:
@@ -82,6 +102,24 @@ class Release:
 
 
 OLDEST, NEWEST = Release(OLDEST_MINOR), Release(NEWEST_MINOR)
+VLLM_PARSES_AS = Release(VLLM_MINOR)
+# The first and last releases that read response_schema, and the first that reads the template only.
+SCHEMA_FROM, SCHEMA_UNTIL, TEMPLATE_ONLY = (Release(minor) for minor in (*SCHEMA_MINORS, SCHEMA_DROPPED))
+
+
+def release_of_change(name: str) -> Release:
+    """The first release that has the change ``name`` (a row of ``CHANGES``)."""
+    return Release(_SINCE[name])
+
+
+def just_before(minor: tuple[int, int]) -> Release:
+    """The release before ``minor`` in its major line (5.12 for 5.13)."""
+    return Release((minor[0], minor[1] - 1))
+
+
+def before(change: str, first: Release = OLDEST) -> str:
+    """The releases from ``first`` to the last without ``change``, for a message: "5.13–5.15"."""
+    return span(first, just_before(_SINCE[change]))
 # ASCII digits, no leading zeros (a release is 5.23, never 5.023); a patch, pre- or post-release
 # suffix names the same minor release.
 _NAME = re.compile(r"([1-9][0-9]*|0)\.([1-9][0-9]*|0)(?:\.[0-9]+(?:\.?(?:post|rc|dev)[0-9]*)?)?")

@@ -13,9 +13,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .pointer import escape
+from .releases import FIRST_MINOR, OLDEST, OLDEST_MINOR, SCHEMA_DROPPED, SCHEMA_MINORS, SCHEMA_PARSER_SINCE, Release
+from .releases import NEWEST_MINOR as NEWEST  # the newest release these facts were checked on
+from .releases import before, just_before, release_of_change
+from .releases import span as _span
 
 SCHEMA, TEMPLATE = "response_schema", "response_template"
-from .releases import NEWEST_MINOR as NEWEST  # the newest release these facts were checked on
+
+
+def _since(change: str) -> tuple[int, int]:
+    return release_of_change(change).minor
 
 
 @dataclass(frozen=True)
@@ -77,13 +84,16 @@ def span(bounds: tuple[tuple[int, int], tuple[int, int] | None]) -> str:
 def schema_releases(schema: Any) -> Releases:
     releases = Releases(
         SCHEMA,
-        ((5, 3), (5, 14)),
-        "5.0–5.2 do not load it from tokenizer_config.json; 5.15 and later drop it silently",
+        SCHEMA_MINORS,
+        f"{_span(Release(FIRST_MINOR), just_before(SCHEMA_MINORS[0]))} do not load it from tokenizer_config.json; "
+        f"{Release(SCHEMA_DROPPED)} and later drop it silently",
     )
     for pointer, node in _walk(schema):
-        if isinstance(node, dict) and node.get("x-parser") == "gemma4-tool-call":
+        if isinstance(node, dict) and node.get("x-parser") in SCHEMA_PARSER_SINCE:
+            name = node["x-parser"]
+            since = SCHEMA_PARSER_SINCE[name]
             releases.narrowings.append(
-                Narrowing(pointer + "/x-parser", (5, 5), None, "the gemma4-tool-call parser exists from 5.5")
+                Narrowing(pointer + "/x-parser", since, None, f"the {name} parser exists from {Release(since)}")
             )
     return releases
 
@@ -98,15 +108,18 @@ _REASONING_LIKE = re.compile(r"reason|think|thought", re.IGNORECASE)
 
 def tools_narrowing() -> Narrowing:
     """Passing ``tools=`` (``parse --tools``): the runtime call, not the file, narrows the range."""
+    tools, one_of, floats = (release_of_change(name) for name in ("tools", "tools_one_of", "tools_whole_floats"))
+    newest = max(tools, one_of, floats)
     return Narrowing(
-        "tools=", (5, 20), None,
-        "tools= exists from 5.15 (5.13–5.14 raise TypeError); its casting gives this result from 5.20 "
-        "(oneOf and array types from 5.18, \"3.0\" to an integer from 5.20)",
+        "tools=", newest.minor, None,
+        f"tools= exists from {tools} ({before('tools')} raise TypeError); its casting gives this result from {newest} "
+        f"(oneOf and array types from {one_of}, \"3.0\" to an integer from {floats})",
     )
 
 
 def template_releases(template: Any) -> Releases:
-    releases = Releases(TEMPLATE, ((5, 13), None), "introduced in 5.13; the only format 5.15 and later read")
+    releases = Releases(TEMPLATE, (OLDEST_MINOR, None),
+                        f"introduced in {OLDEST}; the only format {Release(SCHEMA_DROPPED)} and later read")
     if not isinstance(template, dict):
         return releases
     fields = template.get("fields") if isinstance(template.get("fields"), dict) else {}
@@ -121,13 +134,15 @@ def template_releases(template: Any) -> Releases:
             )
         if "join" in spec:
             releases.narrowings.append(
-                Narrowing(at + "/join", (5, 16), None, "'join' exists from 5.16 (5.13–5.15 reject the template)")
+                Narrowing(at + "/join", _since("join"), None,
+                          f"'join' exists from {release_of_change('join')} ({before('join')} reject the template)")
             )
         for pointer, text in _strings(spec.get("transform"), at + "/transform"):
             if _DOTTED.fullmatch(text):
                 releases.narrowings.append(
-                    Narrowing(pointer, (5, 16), None,
-                              f"the dotted placeholder {text} is resolved from 5.16; 5.13–5.15 keep it as a literal string")
+                    Narrowing(pointer, _since("dotted_placeholders"), None,
+                              f"the dotted placeholder {text} is resolved from {release_of_change('dotted_placeholders')}; "
+                              f"{before('dotted_placeholders')} keep it as a literal string")
                 )
     defaults = template.get("defaults")
     if isinstance(defaults, dict):
@@ -135,34 +150,41 @@ def template_releases(template: Any) -> Releases:
             spec = fields.get(key)
             if isinstance(value, (list, dict)) and isinstance(spec, dict) and spec.get("repeats"):
                 releases.narrowings.append(
-                    Narrowing(f"/defaults/{escape(key)}", (5, 21), None,
-                              "before 5.21 this list default is shared between parses: each parse appends to the last one's")
+                    Narrowing(f"/defaults/{escape(key)}", _since("fresh_defaults"), None,
+                              f"before {release_of_change('fresh_defaults')} this list default is shared between parses: "
+                              "each parse appends to the last one's")
                 )
-    _since_5_24(template, fields, releases)
+    _later_changes(template, fields, releases)
     return releases
 
 
 # A delimiter regex whose match can lean on where the text so far ends (end anchors, a look-ahead
-# for "nothing more", \K, reverse or fuzzy matching): 5.24 holds such a match back while streaming.
+# for "nothing more", \K, reverse or fuzzy matching): hold_regex_matches holds such a match back while streaming.
 _END_DEPENDENT = re.compile(r"(?<!\\)\$|\\[ZzK]|\(\?!\.\)|\(\?[a-zA-Z]*r|\{[^}]*[edis]<")
 
 
-def _since_5_24(template: dict, fields: dict, releases: Releases) -> None:
+def _later_changes(template: dict, fields: dict, releases: Releases) -> None:
+    """The changes of CHANGES from python_call_list on, each where the template meets it."""
+    calls, spaced, merge, captures, held = (
+        release_of_change(name)
+        for name in ("python_call_list", "json_keys_spaced", "merge_wraps_lists", "close_captures", "hold_regex_matches"))
     for pointer, node in _walk(template):
         if pointer.endswith("/content") and node == "python-call-list" or (
             pointer.endswith("/value_parser/name") and node == "python-call-list"
         ):
             releases.narrowings.append(Narrowing(
-                pointer, (5, 24), None, "the python-call-list parser exists from 5.24 (5.13–5.23 refuse the template)"))
+                pointer, calls.minor, None,
+                f"the python-call-list parser exists from {calls} ({before('python_call_list')} refuse the template)"))
         elif pointer.endswith("/content_args/unquoted_keys") and node is True:
             releases.splits.append(Narrowing(
-                pointer, (5, 24), None,
-                "5.24 also quotes bare keys with whitespace around them ({a: 1, b: 2}) and never inside a quoted "
-                "string; 5.13–5.23 fail on the first and rewrite the second"))
+                pointer, spaced.minor, None,
+                f"{spaced} also quotes bare keys with whitespace around them ({{a: 1, b: 2}}) and never inside a quoted "
+                f"string; {before('json_keys_spaced')} fail on the first and rewrite the second"))
         elif pointer.endswith("/content_args/merge_duplicates") and node is True:
             releases.splits.append(Narrowing(
-                pointer, (5, 24), None,
-                "a repeated key whose first value is a list: 5.24 wraps it ([[1, 2], 3]), 5.13–5.23 extend it ([1, 2, 3])"))
+                pointer, merge.minor, None,
+                f"a repeated key whose first value is a list: {merge} wraps it ([[1, 2], 3]), "
+                f"{before('merge_wraps_lists')} extend it ([1, 2, 3])"))
     for name, spec in fields.items():
         if not isinstance(spec, dict):
             continue
@@ -177,20 +199,20 @@ def _since_5_24(template: dict, fields: dict, releases: Releases) -> None:
                     if text.startswith("{") and text.endswith("}")}
             if groups & used:
                 releases.narrowings.append(Narrowing(
-                    at + "/close_pattern", (5, 24), None,
-                    f"the transform uses the closer's named group(s) {sorted(groups & used)}, placeholders from 5.24 "
-                    "(5.13–5.23 raise KeyError when the closer matches)"))
+                    at + "/close_pattern", captures.minor, None,
+                    f"the transform uses the closer's named group(s) {sorted(groups & used)}, placeholders from {captures} "
+                    f"({before('close_captures')} raise KeyError when the closer matches)"))
             elif groups:
                 releases.splits.append(Narrowing(
-                    at + "/close_pattern", (5, 24), None,
-                    "the closer's named groups are placeholders from 5.24: they win over the opener's of the same name, "
-                    "and the unknown-placeholder error lists them"))
+                    at + "/close_pattern", captures.minor, None,
+                    f"the closer's named groups are placeholders from {captures}: they win over the opener's of the same "
+                    "name, and the unknown-placeholder error lists them"))
         for key in ("open_pattern", "close_pattern"):
             pattern = spec.get(key)
             if isinstance(pattern, str) and _END_DEPENDENT.search(pattern):
                 releases.splits.append(Narrowing(
-                    f"{at}/{key}", (5, 24), None,
-                    "its match can depend on where the text ends ($, \\Z, \\K, a look-ahead for the end): 5.24 holds "
+                    f"{at}/{key}", held.minor, None,
+                    f"its match can depend on where the text ends ($, \\Z, \\K, a look-ahead for the end): {held} holds "
                     "it back until more text decides, which moves events while streaming and, at the end of a "
                     "prompt or with \\K, changes one-shot results"))
 

@@ -64,12 +64,15 @@ def reading_notes(parsers: list[Any]) -> list[tuple[str, str]]:
     """What the transformers releases read of a tokenizer holding ``parsers`` ((level, line) pairs)."""
     fmts = [format_of(parser) for parser in parsers]
     if set(fmts) == set(FORMATS):
-        notes = [("note", "transformers 5.3 to 5.12 read response_schema; 5.13 and 5.14 read both and prefer "
-                          "response_template (parse_response then needs prefix=); 5.15 and later read only response_template")]
-        refused = _refused_by_5_13(parsers[fmts.index(RESPONSE_TEMPLATE)])
+        from ..engine.releases import OLDEST, SCHEMA_FROM, SCHEMA_UNTIL, TEMPLATE_ONLY, just_before
+
+        notes = [("note", f"transformers {SCHEMA_FROM} to {just_before(OLDEST.minor)} read response_schema; {OLDEST} and "
+                          f"{SCHEMA_UNTIL} read both and prefer response_template (parse_response then needs prefix=); "
+                          f"{TEMPLATE_ONLY} and later read only response_template")]
+        refused = _refused_where_both_are_read(parsers[fmts.index(RESPONSE_TEMPLATE)])
         if refused:  # they do not fall back to the schema: the tokenizer cannot parse there at all
-            notes.append(("warning", f"5.13 and 5.14 prefer response_template and cannot load this one ({refused}), "
-                                     "so they parse nothing with this tokenizer, response_schema included"))
+            notes.append(("warning", f"{OLDEST} and {SCHEMA_UNTIL} prefer response_template and cannot load this one "
+                                     f"({refused}), so they parse nothing with this tokenizer, response_schema included"))
         return notes
     notes = [("note", fmts[0].version_note)]
     if fmts[0].superseded is not None:
@@ -77,12 +80,13 @@ def reading_notes(parsers: list[Any]) -> list[tuple[str, str]]:
     return notes
 
 
-def _refused_by_5_13(template: Any) -> str | None:
-    from ..engine.releases import release
+def _refused_where_both_are_read(template: Any) -> str | None:
+    """Why the first template releases (which prefer it to a schema) refuse ``template``, or None."""
+    from ..engine.releases import OLDEST
     from ..engine.template.load import describe_load_error, load_template
 
     try:
-        load_template(template, release("5.13"))
+        load_template(template, OLDEST)
     except ValueError as exc:
         return describe_load_error(exc)
     except Exception:  # noqa: BLE001 - a template that loads nowhere is validate's to report

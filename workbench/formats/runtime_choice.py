@@ -17,13 +17,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine.releases import NEWEST, NEWEST_MINOR, Release, UnknownRelease, minor_of, release
+from ..engine.releases import (NEWEST, NEWEST_MINOR, OLDEST, SCHEMA_FROM, SCHEMA_MINORS, SCHEMA_UNTIL, TEMPLATE_ONLY, Release,
+                                UnknownRelease, minor_of, release, span)
 from ..engine.versions import SCHEMA, TEMPLATE, schema_releases
 
-SCHEMA_OLDEST, SCHEMA_NEWEST = (5, 3), (5, 14)
+SCHEMA_OLDEST, SCHEMA_NEWEST = SCHEMA_MINORS
+_SCHEMA_SPAN = span(SCHEMA_FROM, SCHEMA_UNTIL)  # "5.3–5.14", for messages
 RUNTIME_HELP = (
-    "The transformers release to behave as (5.13–5.24 for a response_template, default the newest, "
-    f"{NEWEST}; 5.3–5.14 for a response_schema, default 5.14). The README's release table says what each changed."
+    f"The transformers release to behave as ({span(OLDEST, NEWEST)} for a response_template, default the newest, "
+    f"{NEWEST}; {_SCHEMA_SPAN} for a response_schema, default {SCHEMA_UNTIL}). The README's release table says what "
+    "each changed."
 )
 
 
@@ -64,13 +67,13 @@ def schema_runtime(value: Any = None, schema: Any = None) -> Runtime:
         release(value)  # raises the one message for a release newer than the workbench knows
     if minor > SCHEMA_NEWEST:
         raise RuntimeRefused(
-            "transformers 5.15 and later do not read response_schema (5.3–5.14 do): give --runtime 5.3–5.14 "
-            "for a schema, or migrate it to a response_template ('workbench migrate')"
+            f"transformers {TEMPLATE_ONLY} and later do not read response_schema ({_SCHEMA_SPAN} do): give --runtime "
+            f"{_SCHEMA_SPAN} for a schema, or migrate it to a response_template ('workbench migrate')"
         )
     if minor < SCHEMA_OLDEST:
         raise RuntimeRefused(
-            f"transformers {_name(minor)} does not load response_schema from a tokenizer (5.3–5.14 do); "
-            "give --runtime 5.3–5.14 for a schema"
+            f"transformers {_name(minor)} does not load response_schema from a tokenizer ({_SCHEMA_SPAN} do); "
+            f"give --runtime {_SCHEMA_SPAN} for a schema"
         )
     if schema is not None:
         for narrowing in schema_releases(schema).narrowings:
@@ -100,8 +103,8 @@ def check_name(value: Any) -> None:
     if minor > NEWEST_MINOR:
         release(value)
     if minor < SCHEMA_OLDEST:
-        raise UnknownRelease(f"transformers {_name(minor)} reads neither response_schema (5.3–5.14 do, from a tokenizer) "
-                             f"nor response_template (5.13 and later)")
+        raise UnknownRelease(f"transformers {_name(minor)} reads neither response_schema ({_SCHEMA_SPAN} do, from a "
+                             f"tokenizer) nor response_template ({OLDEST} and later)")
 
 
 def runtimes_for_both(value: Any = None) -> tuple[dict[str, Runtime], list[str]]:

@@ -11,6 +11,7 @@ from ..engine.paint import flatten
 from ..engine.pointer import display, split
 from ..engine.preview import preview
 from ..engine.problems import errors
+from ..engine.releases import SCHEMA_FROM, SCHEMA_UNTIL, TEMPLATE_ONLY, span
 from ..engine.schema.highlights import node_spans, trace_paints
 from ..engine.schema.parse import parse_response, trace
 from ..engine.schema.regexes import DEFAULT_TIME_LIMIT, cut_short
@@ -49,15 +50,15 @@ class SchemaFormat(Format):
     streams = False
     releases_differ = False
     keeps_nodes = True
-    read_by = "A response_schema is read by transformers 5.3–5.14"
+    read_by = f"A response_schema is read by transformers {span(SCHEMA_FROM, SCHEMA_UNTIL)}"
     migrates = True
-    superseded = f"current transformers (5.15 and later) ignore response_schema; {REMEDY}"
+    superseded = f"current transformers ({TEMPLATE_ONLY} and later) ignore response_schema; {REMEDY}"
     version_note = (
-        "transformers 5.3 to 5.14 read response_schema; 5.15 and later drop it silently when the "
+        f"transformers {SCHEMA_FROM} to {SCHEMA_UNTIL} read response_schema; {TEMPLATE_ONLY} and later drop it silently when the "
         "tokenizer loads (they read only response_template), so parse_response there will not use "
-        "this schema. Tell your users to pin transformers>=5.3,<5.15."
+        f"this schema. Tell your users to pin transformers>={SCHEMA_FROM},<{TEMPLATE_ONLY}."
     )
-    install_advice = "pip install 'transformers>=5.3,<5.15'"
+    install_advice = f"pip install 'transformers>={SCHEMA_FROM},<{TEMPLATE_ONLY}'"
     legend = "plain: unmatched"
 
     def runtime(self, value: Any = None, parser: Any = None):

@@ -10,6 +10,7 @@ from typing import Any, Callable, ContextManager
 
 from ..engine.errors import RegexTimeout
 from ..engine.pointer import display, join, split
+from ..engine.releases import OLDEST, SCHEMA_UNTIL, TEMPLATE_ONLY
 from ..engine.preview import preview
 from ..engine.problems import ERROR, NOTE, WARNING, Problem
 from ..engine.releases import Release
@@ -41,15 +42,15 @@ class TemplateFormat(Format):
     streams = True
     releases_differ = True
     keeps_nodes = False
-    read_by = "A response_template is read by transformers 5.13 and later"
+    read_by = f"A response_template is read by transformers {OLDEST} and later"
     migrates = False
     superseded = None
     version_note = (
-        "transformers 5.13 and later read response_template (5.13 and 5.14 prefer it to a "
+        f"transformers {OLDEST} and later read response_template ({OLDEST} and {SCHEMA_UNTIL} prefer it to a "
         "response_schema and then require prefix= in parse_response); 'workbench validate' names the "
         "releases that give the same result."
     )
-    install_advice = "pip install 'transformers>=5.15' (5.13 and 5.14 read a template too)"
+    install_advice = f"pip install 'transformers>={TEMPLATE_ONLY}' ({OLDEST} and {SCHEMA_UNTIL} read a template too)"
     legend = "delimiters underlined"
 
     def runtime(self, value: Any = None, parser: Any = None):

@@ -11,16 +11,22 @@ from typing import Any
 
 from ..engine.difference import first_difference
 from ..engine.errors import RegexTimeout
-from ..engine.releases import Release, behaviours, span
+from ..engine.releases import (CHECKED_VERSIONS, FIRST_MINOR, NEWEST_MINOR, OLDEST, SCHEMA_DROPPED, SCHEMA_MINORS, Release,
+                                behaviours, just_before, minor_of, span)
 from ..engine.visible import visible
 from . import DEFAULT_TIME_LIMIT, RESPONSE_SCHEMA, RESPONSE_TEMPLATE, Format
 from .schema import REMEDY
 
-# The release that stands for each run of releases that behave alike (from 5.15 on).
-RANGE_RUNTIME = {(5, 15): "5.15.0", (5, 16): "5.16.0", (5, 18): "5.18.0", (5, 20): "5.20.0", (5, 21): "5.23.0",
-                 (5, 24): "5.24.0"}
-ALWAYS_SPLIT = ((5, 24),)  # a range never spans these: 5.23.0 and 5.24.0 are always both checked
 
+def _checked_in(first: Release, last: Release) -> str:
+    """The version of CHECKED_VERSIONS that stands for the run first–last (the newest in it)."""
+    return [v for v in CHECKED_VERSIONS if first.minor <= minor_of(v) <= last.minor][-1]
+
+
+# The release that stands for each run of releases that behave alike (from SCHEMA_DROPPED on).
+RANGE_RUNTIME = {first.minor: _checked_in(first, last) for first, last in behaviours() if first.minor >= SCHEMA_DROPPED}
+# A range never spans these: the newest release and the one before it are always both checked.
+ALWAYS_SPLIT = (NEWEST_MINOR,)
 
 
 @dataclass
@@ -50,7 +56,7 @@ def template_ranges(template: Any, samples: list) -> list[Range]:
     """The ranges of releases from 5.15 on to check the template with: consecutive runs of
     releases that behave alike (releases.behaviours) join while the workbench gives the same
     results for them on ``samples`` (and loads the template alike), never across ALWAYS_SPLIT."""
-    runs = [(first, last) for first, last in behaviours() if first.minor >= (5, 15)]
+    runs = [(first, last) for first, last in behaviours() if first.minor >= SCHEMA_DROPPED]
     prompts = [sample.prompt()[0] for sample in samples]
     ranges: list[Range] = []
     previous = None
@@ -74,7 +80,7 @@ def ranges_to_check(exported: dict[str, Any], samples: list) -> list[Range]:
 
 def schema_only_ranges() -> list[Range]:
     """Without a template, 5.15 and later read nothing: the newest release says so for all."""
-    runs = [run for run in behaviours() if run[0].minor >= (5, 15)]
+    runs = [run for run in behaviours() if run[0].minor >= SCHEMA_DROPPED]
     return [Range(runs[0][0], runs[-1][1], RANGE_RUNTIME[runs[-1][0].minor])]
 
 
@@ -90,7 +96,8 @@ def reads(exported: dict[str, Any], samples: list, old: dict, new: list[tuple[Ra
 
     names = [s.path.stem for s in samples]
     result = Verification()
-    result.lines.append("5.0–5.2 read neither key (not checked)")
+    schema_from, schema_to = (Release(minor) for minor in SCHEMA_MINORS)
+    result.lines.append(f"{span(Release(FIRST_MINOR), just_before(SCHEMA_MINORS[0]))} read neither key (not checked)")
     if code:
         result.lines.append(f"the folder's auto_map names custom tokenizer code ({visible(code)}); checked with transformers' own "
                             "tokenizer class, which is what loading without trust_remote_code=True gives")
@@ -98,14 +105,15 @@ def reads(exported: dict[str, Any], samples: list, old: dict, new: list[tuple[Ra
     if _loaded(result, old, exported, (RESPONSE_SCHEMA.name, RESPONSE_TEMPLATE.name)):
         release = old["transformers"]
         if schema is not None:
-            upto = "5.12" if template is not None else "5.14"
-            _compare(result, f"5.3–{upto} read response_schema", release, old["legacy"], ours(RESPONSE_SCHEMA, schema, None), names)
+            upto = just_before(OLDEST.minor) if template is not None else schema_to
+            _compare(result, f"{span(schema_from, upto)} read response_schema", release, old["legacy"], ours(RESPONSE_SCHEMA, schema, None), names)
         else:
-            result.lines.append("5.3–5.12 read neither key: they do not know response_template")
+            result.lines.append(f"{span(schema_from, just_before(OLDEST.minor))} read neither key: they do not know "
+                                "response_template")
         if template is not None:
             why = " (preferred over response_schema; parse_response then needs prefix=)" if schema is not None else " (parse_response needs prefix=)"
-            _compare(result, f"5.13–5.14 read response_template{why}", release, old["default"],
-                     ours(RESPONSE_TEMPLATE, template, Release((5, 14))), names)
+            _compare(result, f"{span(OLDEST, schema_to)} read response_template{why}", release, old["default"],
+                     ours(RESPONSE_TEMPLATE, template, schema_to), names)
 
     for checked, answer in new:
         if not _loaded(result, answer, exported, (RESPONSE_TEMPLATE.name,)):

@@ -12,6 +12,7 @@ The CLI and the TUI call these.
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import tempfile
 from contextlib import contextmanager
@@ -186,7 +187,7 @@ def _config_with(folder: Path, parsers: list[Any]) -> tuple[Path, str]:
 
 
 def export_to(schema_text: str, target: Path, sample_text: str | None = None, force: bool = False,
-              verifier: Callable[..., "Verification"] | None = None) -> list[str]:
+              verifier: Callable[..., "Verification"] | None = None, source: Path | None = None) -> list[str]:
     """Export a schema's text to a .json file, or into a tokenizer folder and verify it there if
     transformers is installed (the TUI's export): the lines to show, the first saying what was
     written. Raises ExportRefused, and then nothing was written. An existing .json file is
@@ -195,7 +196,8 @@ def export_to(schema_text: str, target: Path, sample_text: str | None = None, fo
     ``verifier`` stands in for ``verify_tokenizer_dir`` (same arguments): the TUI runs it in a
     child process, since transformers' parse has no time limit. What it raises, other than
     ExportRefused (no transformers: the export goes on unverified), stops the export; the staged
-    folder is removed either way."""
+    folder is removed either way. ``source``: the file the text is saved in, for the command that
+    checks every release range (``one_release_checked``)."""
     verifier = verifier or verify_tokenizer_dir
     try:
         schema = parse_schema_text(schema_text, "schema")
@@ -216,6 +218,7 @@ def export_to(schema_text: str, target: Path, sample_text: str | None = None, fo
                 checked.append(f"not verified: {exc}")
                 return True
             checked.extend(result.lines)
+            checked.append(one_release_checked(result.release, target, source))
             return result.ok
 
         try:
@@ -232,6 +235,17 @@ def export_to(schema_text: str, target: Path, sample_text: str | None = None, fo
 class Verification:
     ok: bool
     lines: list[str]
+    release: str | None = None  # the transformers version that checked the folder
+
+
+def one_release_checked(version: str | None, target: Path, source: Path | None = None) -> str:
+    """What ``verify_tokenizer_dir`` covered, for the TUI's export: the one transformers installed
+    here, where ``export --verify`` (jobs/verify.py) checks every release range, each with a
+    release of its own in its own environment, which takes minutes the first time."""
+    command = shlex.join(["workbench", "export", str(source) if source else "FILE", "--tokenizer-dir", str(target),
+                          "--verify"])
+    return (f"checked with one release only, transformers {version or '(unknown)'}, the one installed here; "
+            f"to check every release range: {command}")
 
 
 def install_advice(value: Any = None) -> str:
@@ -265,14 +279,14 @@ def verify_tokenizer_dir(tokenizer_dir: str | Path, schema: Any, sample_text: st
     try:
         tokenizer = AutoTokenizer.from_pretrained(str(tokenizer_dir), trust_remote_code=False)
     except Exception as exc:  # whatever the loader raises, the user needs its words
-        return Verification(False, lines + [f"transformers could not load {shown or tokenizer_dir}: {exc}"])
+        return Verification(False, lines + [f"transformers could not load {shown or tokenizer_dir}: {exc}"], version)
     fmt = format_of(schema)
     key = fmt.name
     loaded = getattr(tokenizer, key, None)
     if json.dumps(loaded) != json.dumps(schema):  # strict: key order and 1 vs 1.0 count
         lines.append(f"the loaded tokenizer's {key} differs from the exported one"
                      + (f" (this transformers does not read {key})" if loaded is None else ""))
-        return Verification(False, lines)
+        return Verification(False, lines, version)
     lines.append(f"{key} loaded back unchanged")
     if sample_text is not None:
         # A format that reads the generation prompt gets prefix="" from both sides, as a sample has none.
@@ -286,9 +300,9 @@ def verify_tokenizer_dir(tokenizer_dir: str | Path, schema: Any, sample_text: st
         theirs, ours = _outcome(theirs_call), _outcome(ours_call)
         if theirs[0] != ours[0] or (theirs[0] == "value" and theirs != ours):
             lines.append(f"parse_response differs on the sample: transformers gave {theirs[1]!r}, the workbench {ours[1]!r}")
-            return Verification(False, lines)
+            return Verification(False, lines, version)
         lines.append("parse_response on the sample agrees with the workbench" + (' (prefix="")' if fmt.reads_prompt else ""))
-    return Verification(True, lines)
+    return Verification(True, lines, version)
 
 
 def _outcome(call) -> tuple[str, str]:

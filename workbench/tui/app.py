@@ -17,7 +17,7 @@ from textual.worker import WorkerState, get_current_worker
 
 from ..live import child
 from ..store.document import SchemaDocument
-from ..engine.releases import release
+from ..engine.releases import NEWEST, OLDEST, release, span
 from ..jobs.export import ExportRefused, export_to, verify_tokenizer_dir
 from ..store.files import InputError, ReadOnlyError
 from ..formats import other_format
@@ -44,11 +44,13 @@ _MAIN_SCREEN_ACTIONS = {"save", "save_as", "save_prompt", "export", "write_golde
 EXPORT_BUDGET = 60.0
 
 
-def _export_job(text: str, target: Path, sample: str) -> list[str]:
+def _export_job(text: str, target: Path, sample: str, source: Path | None = None) -> list[str]:
     """An export, in a thread worker. Its check runs in a child process (``workbench.live.child``), so a
     regex that backtracks too much neither freezes the app (it would hold the GIL) nor runs on:
     the child is killed past EXPORT_BUDGET, or when the worker is cancelled (the app quits), and
-    the staged folder, made here, is removed with nothing written."""
+    the staged folder, made here, is removed with nothing written. The check is the one
+    transformers installed here: its lines say so, and name the ``export --verify`` command that
+    checks every release range (``source``: the saved file it would export)."""
     worker = get_current_worker()
 
     def verify(*args: Any, **kwargs: Any):
@@ -56,7 +58,7 @@ def _export_job(text: str, target: Path, sample: str) -> list[str]:
 
     try:
         # force: _write_after_asking has asked before replacing an existing file.
-        return export_to(text, target, sample, force=True, verifier=verify)
+        return export_to(text, target, sample, force=True, verifier=verify, source=source)
     except child.ChildTimeout as exc:
         raise ExportRefused(f"the check with transformers did not finish within {exc.seconds:g} s and was stopped "
                             "(transformers' parse_response has no time limit: a regex may backtrack too much on "
@@ -178,7 +180,7 @@ class WorkbenchApp(App):
         if noun == "template":
             yield SystemCommand("Streaming view", "Replay the output in chunks, event by event, with what a client suffers (ctrl+t)",
                                 main.action_stream)
-            yield SystemCommand("Release…", f"Behave as another transformers release, 5.13–5.24 (now {main.runtime}; ctrl+r)",
+            yield SystemCommand("Release…", f"Behave as another transformers release, {span(OLDEST, NEWEST)} (now {main.runtime}; ctrl+r)",
                                 main.action_pick_release)
             # The palette reads help texts as markup: the file name is escaped.
             yield SystemCommand("Save prompt", f"Write this sample's prompt to {markup_safe(main.prompt.target.name)} (ctrl+s in the prompt pane)",
@@ -512,7 +514,9 @@ class WorkbenchApp(App):
 
     def _export(self, target: Path) -> None:
         text, sample = self.main.editor.text, self.main.sample.text
-        self.run_worker(partial(_export_job, text, target, sample), name="export", group="export", thread=True,
+        # The command that checks every release range reads the file: named only when it holds this text.
+        source = self.main.document.path if not self.main.dirty else None
+        self.run_worker(partial(_export_job, text, target, sample, source), name="export", group="export", thread=True,
                         exclusive=True, exit_on_error=False)
 
     def on_worker_state_changed(self, event) -> None:

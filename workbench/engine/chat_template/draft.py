@@ -26,18 +26,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..prefill import split_prefill
+from ..releases import NEWEST_MINOR, UnknownRelease, minor_of, release_of_change
 from .budget import ChatRenderer, renderer_for
 from .render import ChatTemplateError
 from .roundtrip import CALL_ID_VALUES, CONVENTIONS, SPECIAL_TOKENS, USER_TURN, adapt, missing_tokens, shape_attempts, tools_for
 
 CONTENT, REASONING = "Qz7answer", "Qz7reasoning"
-NEWEST_RUNTIME = "5.24"  # the release a draft targets unless told (``runtime``)
-PYTHON_CALL_LIST_SINCE = (5, 24)  # the first release with the ``python-call-list`` content parser
+# The releases (CHANGES rows) whose changes a draft uses where its target has them: the
+# ``python-call-list`` content parser; a transform that sees close_pattern's named groups; a
+# field's ``join`` (the text segments around calls are joined).
+PYTHON_CALL_LIST, CLOSE_GROUPS, JOINS = (release_of_change(name) for name in ("python_call_list", "close_captures", "join"))
 NAMES = ("qz_first_tool", "qz_second_tool")
 ARGS = {"qzkey": "qzvalue"}
-CLOSE_GROUPS_SINCE = (5, 24)
-JOIN_SINCE = (5, 16)  # the first release with a field's ``join``: the text segments around calls are joined
-JOIN = "\n\n"  # the join rule's separator (docs/join-rule.md)  # the first release whose transform sees close_pattern's named groups
+JOIN = "\n\n"  # the join rule's separator (docs/join-rule.md)
 TYPED_VALUE = 4242  # the same argument as a number, for formats that mark a value's type
 
 
@@ -69,11 +70,15 @@ def _call(name: str) -> dict:
 
 
 def release(runtime: str | None) -> tuple[int, int]:
-    """``"5.24"`` (or ``"5.24.0"``) as ``(5, 24)``; None is the newest release the draft knows."""
-    found = re.fullmatch(r"\s*(\d+)\.(\d+)(?:\.\d+)?\s*", NEWEST_RUNTIME if runtime is None else str(runtime))
-    if found is None:
-        raise ValueError(f"runtime {runtime!r}: expected a transformers release such as '5.24'")
-    return int(found.group(1)), int(found.group(2))
+    """A release name (as ``releases.minor_of`` reads it) as its ``(major, minor)``; None is the
+    newest release the workbench knows."""
+    if runtime is None:
+        return NEWEST_MINOR
+    try:
+        return minor_of(str(runtime))
+    except UnknownRelease:
+        raise ValueError(f"runtime {runtime!r}: expected a transformers release such as "
+                         f"'{NEWEST_MINOR[0]}.{NEWEST_MINOR[1]}'") from None
 
 
 def draft(template: str | ChatRenderer, *, special_tokens: dict[str, str] | None = None,
@@ -218,14 +223,14 @@ def _calls(render, result: Draft, target: tuple[int, int] = release(None)) -> No
     after = out1[n1 + len(NAMES[0]):]
     found = _find_arguments(after)
     if found is None and re.match(r"\s*\(\s*" + next(iter(ARGS)) + r"\s*=", after):
-        if target >= PYTHON_CALL_LIST_SINCE and _python_list(out1, out2, n1, result):
+        if target >= PYTHON_CALL_LIST.minor and _python_list(out1, out2, n1, result):
             return
-        since = ".".join(map(str, PYTHON_CALL_LIST_SINCE))
+        since = PYTHON_CALL_LIST
         result.findings.append(
             "tool calls are Python expressions (NAME(key=value, ...)): neither a response template nor a response schema can "
             "read their arguments (schemas/README.md, 'Families the format cannot express'); tool_calls left out of the draft"
             + (f" (transformers {since}+ reads a list of them with python-call-list: draft for {since})"
-               if target < PYTHON_CALL_LIST_SINCE else " (they are not one [...] list python-call-list could read)")
+               if target < PYTHON_CALL_LIST.minor else " (they are not one [...] list python-call-list could read)")
         )
         return
     if found is None and _xml_parameters(out1[:n1], after, out2, _typed_after(render, tools, prompt, result), result):
@@ -255,12 +260,12 @@ def _calls(render, result: Draft, target: tuple[int, int] = release(None)) -> No
                    "section_open": section_open, "section_close": section_close,
                    "separator": _separator(gap[len(closer):], opener), "numbered": numbered}
     if CALL_ID_VALUES[0] in closer:  # the call's id, rendered after its arguments (Mistral's JSON list)
-        if target >= CLOSE_GROUPS_SINCE:
+        if target >= CLOSE_GROUPS.minor:
             result.findings.append(f"each call's id follows its arguments: read from the closer {closer.strip()!r}")
         else:
             result.guesses.append("each call's id follows its arguments, where a response template reads no group before "
-                                  f"transformers {'.'.join(map(str, CLOSE_GROUPS_SINCE))}: the draft matches any id and keeps none")
-        result.call["id_in_close"] = target >= CLOSE_GROUPS_SINCE
+                                  f"transformers {CLOSE_GROUPS}: the draft matches any id and keeps none")
+        result.call["id_in_close"] = target >= CLOSE_GROUPS.minor
     result.findings.append(
         f"each call: {opener.strip()!r} NAME {_shown(between)!r} ARGUMENTS ({'a JSON object' if kind == 'object' else 'a JSON string'}) "
         f"{closer.strip()!r}" + (f"; all calls between {section_open!r} and {section_close!r}" if section_open or section_close else "")
@@ -351,7 +356,7 @@ def _python_list(out1: str, out2: str, n1: int, result: Draft) -> bool:
     result.findings.append(
         "tool calls are Python expressions in one list, [NAME(key=value, ...), ...]"
         + (f" between {before!r} and {after!r}" if before or after else ", alone in the turn")
-        + ": read with python-call-list (transformers 5.24+); the drafted schema cannot read them and leaves tool_calls out"
+        + f": read with python-call-list (transformers {PYTHON_CALL_LIST}+); the drafted schema cannot read them and leaves tool_calls out"
     )
     if not before:
         result.guesses.append("a call list with nothing before it is read only at the start of the answer (as vLLM reads it)")
@@ -613,17 +618,17 @@ def _template(d: Draft, target: tuple[int, int] = release(None)) -> dict:
         content["open_pattern"] = _content_openers(d)
         d.guesses.append(f"the answer has its own opener {d.content_open!r}: text outside every region is not kept")
     closers = [_spaced(closer) for closer in _content_closers(d)]
-    if not d.content_open and target >= JOIN_SINCE:
+    if not d.content_open and target >= JOINS.minor:
         # every closer eats the whitespace after it; this takes the whitespace at the very start,
         # so no segment of whitespace alone is joined as an extra blank line (docs/join-rule.md)
         closers.insert(0, r"^\s+")
     if closers:
         content["close_pattern"] = "|".join(closers)
-    if target >= JOIN_SINCE:
+    if target >= JOINS.minor:
         content.update(repeats=True, join=JOIN)
     elif d.call is not None or d.python_list is not None:
         d.guesses.append(f"text after a call replaces the text before it: joining the segments needs transformers "
-                         f"{'.'.join(map(str, JOIN_SINCE))} (join)")
+                         f"{JOINS} (join)")
     fields["content"] = content
     return {"version": 1, "defaults": {"role": "assistant"}, "start_anchor": d.start_anchor, "fields": fields}
 

@@ -19,8 +19,11 @@ from typing import Any
 import jmespath
 from jmespath.exceptions import JMESPathError
 
+from ..releases import before, release_of_change
 from .ledger import Cannot, Ledger
 from .terms import Arr, Each, Lit, Obj, Ref, literal
+
+DOTTED = release_of_change("dotted_placeholders")  # the first release that reads {content.key}
 
 
 def translate(expression: Any, value: Any, path: str, ledger: Ledger) -> Any:
@@ -72,8 +75,8 @@ def _eval(node: dict, current: Any, path: str, lenient: bool = False) -> Any:
         raise Cannot(
             path,
             f"reads the key '{name}' of the parsed value, which needs a dotted placeholder "
-            "({content." + name + "}): only transformers 5.16+ resolve it, and 5.13-5.14 would keep "
-            "the literal string",
+            "({content." + name + f"}}): only transformers {DOTTED}+ resolve it, and {before('dotted_placeholders')} "
+            "would keep the literal string",
         )
     if kind == "projection":
         left, right = children
@@ -111,7 +114,7 @@ def _why(node: dict) -> str:
     if kind == "comparator":
         return "a jmespath comparison tests values; a template transform cannot"
     if kind == "subexpression":
-        return "a jmespath sub-expression (a.b) needs a dotted placeholder, which only transformers 5.16+ resolve"
+        return f"a jmespath sub-expression (a.b) needs a dotted placeholder, which only transformers {DOTTED}+ resolve"
     if kind == "pipe":
         return "a jmespath pipe (|) chains expressions; a template transform cannot"
     if kind in ("index_expression", "index", "slice", "flatten"):

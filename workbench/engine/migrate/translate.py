@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..pointer import escape
+from ..releases import release_of_change
 from ..template import load_template
 from ..template.slow_delimiters import leading_repeat
 from . import regex_atoms as ra
@@ -274,7 +275,7 @@ class _Translation:
         fields = sorted({owner(p) for p, _ in subs})
         self.ledger.note(where, f"cuts {', '.join(repr(f) for f in fields)} text out and joins what is left around it with a "
                                 "blank line (docs/join-rule.md): the implicit field repeats and joins its segments "
-                                "(join: transformers 5.16 and later)")
+                                f"(join: transformers {release_of_change('join')} and later)")
         return True
 
     @staticmethod

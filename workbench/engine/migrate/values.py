@@ -28,6 +28,7 @@ import regex
 
 from ..pointer import escape
 from . import jmes
+from .jmes import DOTTED
 from .terms import Arr, Each, Lit, Obj, Ref, literal
 from .ledger import Cannot, Ledger
 from .shape import NotShape, Shape, shape_of
@@ -415,7 +416,7 @@ class Walker:
             member = Ref(value.scope, value.name, "json", where, member=True)
             got = self.child(child, member, where)
             if got is not member:
-                self.ledger.cannot(where, "changes a member of the parsed value; a template would need a dotted placeholder (transformers 5.16+)")
+                self.ledger.cannot(where, f"changes a member of the parsed value; a template would need a dotted placeholder (transformers {DOTTED}+)")
         additional = schema.get("additionalProperties", True)
         if "additionalProperties" in schema:
             where = f"{path}/additionalProperties"
@@ -482,7 +483,7 @@ def emit(value: Any) -> Any:
         return [emit(v) for v in value.items]
     if isinstance(value, Ref):
         if value.member:
-            raise NotEmittable(value.path, "names a member of a parsed value, which needs a dotted placeholder (transformers 5.16+)")
+            raise NotEmittable(value.path, f"names a member of a parsed value, which needs a dotted placeholder (transformers {DOTTED}+)")
         if value.scope == "element" and not value.name:
             raise NotEmittable(value.path, "names a whole list element, which transform_each cannot")
         return "{" + value.name + "}"

@@ -17,7 +17,7 @@ import regex
 from ..depth import RUNTIME_JSON_DEPTH, runtime_json_overflow
 from .errors import TemplateRegexTimeout
 from .python_calls import parse_python_call_list
-from ..releases import NEWEST, Release
+from ..releases import NEWEST, Release, release_of_change
 
 # Stand-ins for custom-delimited strings while the JSON dialect is rewritten.
 SENTINEL_OPEN, SENTINEL_CLOSE = "\x01", "\x02"
@@ -178,7 +178,8 @@ PARSERS = {
 CLEAN_CHUNK_PARSERS = frozenset({"text", "int", "float", "bool"})
 
 
-PARSER_SINCE = {"python-call-list": (5, 24)}
+# The parsers a release added after the first (their CHANGES rows).
+PARSER_SINCE = {"python-call-list": release_of_change("python_call_list").minor}
 
 
 def parsers_of(release: Release) -> dict:

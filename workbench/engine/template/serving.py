@@ -34,6 +34,7 @@ import re
 
 from ..pointer import escape
 from ..problems import Problem
+from ..releases import VLLM_PARSES_AS
 from ..versions import template_releases
 from .load import load_failure
 
@@ -47,8 +48,6 @@ THINKING, CONTENT, TOOL_CALLS = "thinking", "content", "tool_calls"
 SERVED_FIELDS = (THINKING, CONTENT, TOOL_CALLS)
 SERVED_DEFAULTS = ("role",)
 _OPENERS = ("open", "open_pattern")
-# The transformers release whose chat parsing vLLM 0.33 carries a copy of.
-VLLM_PARSES_AS = "5.23"
 _FIELD_IN_ERROR = re.compile(r"^Field '(.*?)'")
 
 
@@ -99,12 +98,14 @@ def vllm_problems(template: Any, releases: Any = None) -> list[Problem]:
 
 
 def _newer_parsing(releases: Any) -> list[Problem]:
-    """Keys whose result 5.24 changed: vLLM parses them as 5.23 does."""
-    changed = [n.pointer for n in (*releases.narrowings, *releases.splits) if n.since == (5, 24)]
-    if not changed:
+    """Keys whose result a release after VLLM_PARSES_AS changed: vLLM parses them as that one does."""
+    later = [n for n in (*releases.narrowings, *releases.splits) if n.since is not None and n.since > VLLM_PARSES_AS.minor]
+    if not later:
         return []
+    changed = [n.pointer for n in later]
+    when = " and ".join(f"{minor[0]}.{minor[1]}" for minor in sorted({n.since for n in later}))
     return [Problem(changed[0], NOTE,
-                    f"vLLM parses as transformers {VLLM_PARSES_AS} does, so what 5.24 changed at "
+                    f"vLLM parses as transformers {VLLM_PARSES_AS} does, so what {when} changed at "
                     f"{', '.join(changed)} does not apply there (see validate's release split)")]
 
 

@@ -8,7 +8,9 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
-ABOUT = """\
+from ...engine.releases import NEWEST, OLDEST, span
+
+ABOUT = f"""\
 # workbench
 
 **Schema** (left): edit the response schema (or response template: a file with `fields`); every
@@ -36,7 +38,7 @@ Edit it to see the result change; ctrl+s in the prompt pane saves it as `<case>.
 with the events, the message a client builds from them, and flags for what a streaming client
 suffers from (a delimiter's text leaking into a field, dirty chunks, a close that comes only at
 `finalize()`, a streamed result that differs from the one-shot one).
-**ctrl+r** picks the transformers release the workbench behaves as (any of 5.13–5.24; the newest
+**ctrl+r** picks the transformers release the workbench behaves as (any of {span(OLDEST, NEWEST)}; the newest
 by default, or `workbench open --runtime VERSION`), named on the line under the editor; the sample
 is parsed again as that release parses it. A sample marked ⇄ in the sample bar gives different
 results in different releases (every release is run on every sample to find out).
