@@ -20,12 +20,7 @@ PACKAGE = ROOT / "workbench"
 THE_TABLE = "workbench/engine/releases.py"
 # Where a release literal may stay outside the table, and why. Keep this short: generate the
 # sentence from releases.py instead.
-ALLOWED = {
-    # SCHEMA_RUNTIME/TEMPLATE_RUNTIMES: the versions export --verify installs, i.e. releases.CHECKED_VERSIONS;
-    # jobs/runtimes.py is being reworked by another part of issue 34 (one recipe for environments),
-    # which is to read them from there.
-    "workbench/jobs/runtimes.py",
-}
+ALLOWED: set[str] = set()
 # "5.16", "5.24.0", "5.3–5.14", "transformers>=5.15": a 5.x release inside any string (not a
 # version such as 0.5.1 or 15.3).
 RELEASE_TEXT = re.compile(r"(?<![\w.])5\.\d+(?:\.\d+)?(?![\w.])")

@@ -26,10 +26,13 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
+from ..engine.releases import CHECKED_VERSIONS
 from ..engine.visible import visible
 from ..formats import FORMATS
 
-SCHEMA_RUNTIME, TEMPLATE_RUNTIMES = "5.14.1", ("5.23.0", "5.24.0")
+# From the one table: the last release that reads response_schema, and the two newest template
+# releases export --verify checks every time (a range never spans the newest).
+SCHEMA_RUNTIME, TEMPLATE_RUNTIMES = CHECKED_VERSIONS[0], CHECKED_VERSIONS[-2:]
 STAMP = "workbench-runtime.json"
 # What an environment holds besides transformers: a schema's x-parser-args "transform" needs
 # jmespath, which transformers only imports if it is there (else that parse raises). The stamp records the list, so an environment
