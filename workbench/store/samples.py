@@ -10,10 +10,12 @@ for the family's response template, ``<case>.template.expected.json`` or
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ..engine.difference import first_difference
 from ..formats import FORMATS, MatrixSample, by_name, by_noun, format_of
@@ -184,23 +186,79 @@ def expected_of(sample: Sample, fmt: str | None = None) -> tuple[str, Any] | Non
     when it has none. A golden that is there but cannot be used (not UTF-8, not JSON, cut short,
     git conflict markers, an empty phrase, or two goldens that contradict each other) raises
     InputError naming the file and line: taken
-    for "no golden", ``check --update`` would write over it."""
+    for "no golden", ``check --update`` would write over it.
+
+    Read once per version of the file (see ``_on_disk``): the TUI asks on every keystroke for every
+    open sample. The message is shared between callers: do not change it."""
     value_path, error_path = sample.expected_value_path(fmt), sample.expected_error_path(fmt)
-    if (value_path.exists() or value_path.is_symlink()) and (error_path.exists() or error_path.is_symlink()):
+    value_stamp, error_stamp = _stamp(value_path), _stamp(error_path)
+    if value_stamp is not _MISSING and error_stamp is not _MISSING:
         # One says it parses, the other that it fails: neither can be taken without a word.
         raise InputError(f"{value_path}: two goldens for one sample (also {error_path.name}); keep the right one")
-    if value_path.exists() or value_path.is_symlink():
-        text = read_text(value_path, "golden")
-        _no_conflict_markers(value_path, text)
-        return "value", parse_schema_text(text, str(value_path))
-    if error_path.exists() or error_path.is_symlink():
-        text = read_text(error_path, "golden")
-        _no_conflict_markers(error_path, text)
-        phrase = text.strip()
-        if not phrase:
-            raise InputError(f"{error_path}:1: empty golden: it would match any error")
-        return "error", phrase
+    if value_stamp is not _MISSING:
+        return _on_disk(value_path, value_stamp, _read_value_golden)
+    if error_stamp is not _MISSING:
+        return _on_disk(error_path, error_stamp, _read_error_golden)
     return None
+
+
+def _read_value_golden(path: Path) -> tuple[str, Any]:
+    text = read_text(path, "golden")
+    _no_conflict_markers(path, text)
+    return "value", parse_schema_text(text, str(path))
+
+
+def _read_error_golden(path: Path) -> tuple[str, Any]:
+    text = read_text(path, "golden")
+    _no_conflict_markers(path, text)
+    phrase = text.strip()
+    if not phrase:
+        raise InputError(f"{path}:1: empty golden: it would match any error")
+    return "error", phrase
+
+
+# ----- goldens and probes, read once per version of the file ------------------------------------------
+# path -> (stamp, what reading it gave: a value, or the InputError it raised). A stamp is what one
+# stat tells of the file; an atomic write (a new inode) or an edit by hand (a new mtime or size)
+# changes it, so a golden written by "write golden" or an editor is seen at the next keystroke.
+_MISSING = object()  # no such file (nor a symlink of that name)
+_READ: dict[Path, tuple[tuple, Any]] = {}
+_READ_MAX = 4096  # files remembered before the cache starts afresh (`check` over every family reads ~600)
+
+
+def _stamp(path: Path) -> Any:
+    """_MISSING, the file's (mtime_ns, size, inode, device), or None: there, but not a regular file
+    one stat can vouch for (a dangling symlink, a FIFO, an error): never cached, so reading it says
+    what is wrong each time."""
+    try:
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode):
+            info = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return _MISSING if not os.path.islink(path) else None
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    return info.st_mtime_ns, info.st_size, info.st_ino, info.st_dev
+
+
+def _on_disk(path: Path, stamp: tuple | None, read: Callable[[Path], Any]) -> Any:
+    """``read(path)``, or what it gave when the file had this stamp (an InputError raised again)."""
+    if stamp is None:
+        return read(path)
+    found = _READ.get(path)
+    if found is None or found[0] != stamp:
+        try:
+            result: Any = read(path)
+        except InputError as exc:
+            result = exc
+        if len(_READ) >= _READ_MAX:
+            _READ.clear()
+        found = _READ[path] = (stamp, result)
+    if isinstance(found[1], InputError):
+        raise found[1].with_traceback(None)
+    return found[1]
 
 
 _CONFLICT = re.compile(r"^(?:<{7}|={7}|>{7})(?: |$)", re.MULTILINE)
@@ -275,10 +333,18 @@ def verdict_of(sample: Sample, value: Any, error: Exception | None, fmt: str | N
 
 def read_probes(folder: Path) -> dict[str, Any]:
     """The folder's round-trip probes (``probes.json``: case name -> the message rendered into that
-    sample), or {}; an unreadable file raises InputError naming it."""
+    sample), or {}; an unreadable file raises InputError naming it. Read once per version of the
+    file, as a golden is."""
+    return dict(_probes_in(folder))
+
+
+def _probes_in(folder: Path) -> dict[str, Any]:
     path = folder / PROBES
-    if not (path.exists() or path.is_symlink()):
-        return {}
+    stamp = _stamp(path)
+    return {} if stamp is _MISSING else _on_disk(path, stamp, _read_probes)
+
+
+def _read_probes(path: Path) -> dict[str, Any]:
     text = read_text(path, "probes")
     _no_conflict_markers(path, text)
     probes = parse_schema_text(text, str(path))
@@ -289,7 +355,7 @@ def read_probes(folder: Path) -> dict[str, Any]:
 
 def _probe_of(sample: Sample) -> dict | None:
     """The round-trip probe a sample was rendered from, or None."""
-    return read_probes(sample.path.parent).get(sample.path.stem)
+    return _probes_in(sample.path.parent).get(sample.path.stem)
 
 
 def _probe_verdict(verdict: Verdict, probe: dict, output: str) -> Verdict:
