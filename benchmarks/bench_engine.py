@@ -4,9 +4,11 @@ with a SubtreeCache (first run, same schema again, one property edited) on the l
 
 The outputs are generated in the shapes of the shipped schemas' families, from a 300-character
 Hermes call (where per-parse setup dominates) to 2 MB: Harmony-style and GPT-OSS channels,
-Hermes/Qwen3 JSON calls, and Qwen3-Coder and GLM XML-parameter calls.
+Hermes/Qwen3 JSON calls, Qwen3-Coder and GLM XML-parameter calls, and 4,000 short GPT-OSS-style
+calls in 500 KB (an x-regex-iterator whose items each run an x-regex and a JSON parser: the trace's
+cost per node).
 
-    python benchmarks/bench_engine.py [--repeat N]
+    python benchmarks/bench_engine.py [--repeat N] [--case NAME]
 
 Targets: parse_response / oracle <= 1.0, trace / oracle <= 1.5.
 """
@@ -72,6 +74,20 @@ def harmony_output(calls: int) -> str:
             f"{json.dumps(args, ensure_ascii=False)}<|call|>"
         )
     parts.append("<|start|>assistant<|channel|>final<|message|>All readings fetched.<|return|>")
+    return "".join(parts)
+
+
+def harmony_calls_output(calls: int) -> str:
+    """GPT-OSS-style output of many short calls (4,000 make ~500 KB): the x-regex-iterator hands
+    HARMONY_SCHEMA's items one call each, whose name is an x-regex and arguments x-parser json, so
+    the trace's cost per node (not per byte) shows."""
+    parts = ["<|channel|>analysis<|message|>Fetching every station's readings.<|end|>"]
+    for i in range(calls):
+        parts.append(
+            "<|start|>assistant<|channel|>commentary to=functions.fetch_readings <|constrain|>json<|message|>"
+            f"{json.dumps({'station': f'ST-{i:04d}'})}<|call|>"
+        )
+    parts.append("<|start|>assistant<|channel|>final<|message|>Done.<|return|>")
     return "".join(parts)
 
 
@@ -156,6 +172,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=0, help="runs per case (default: 400 small, 40 large)")
     parser.add_argument("--no-cache", action="store_true", help="skip the subtree cache table")
+    parser.add_argument("--case", action="append", default=[], help="run only the cases whose name contains this (repeatable)")
     args = parser.parse_args()
     schema = {name: json.loads((ROOT / "schemas" / f"{name}.json").read_text()) for name in
               ("qwen3", "hermes", "gpt_oss", "qwen3_coder", "glm45")}
@@ -164,12 +181,15 @@ def main() -> int:
         ("hermes+think 300B", hermes_small_reasoning(), schema["qwen3"]),
         ("harmony 20KB", harmony_output(10), HARMONY_SCHEMA),
         ("harmony 2MB", harmony_output(1000), HARMONY_SCHEMA),
+        ("harmony 4k calls", harmony_calls_output(4000), HARMONY_SCHEMA),
         ("hermes 20KB", hermes_output(28), schema["qwen3"]),
         ("hermes 2MB", hermes_output(2800), schema["qwen3"]),
         ("gpt-oss 500KB", gpt_oss_output(2000), schema["gpt_oss"]),
         ("qwen3-coder 70KB", qwen3_coder_output(190), schema["qwen3_coder"]),
         ("glm 70KB", glm_output(165), schema["glm45"]),
     ]
+    if args.case:
+        cases = [case for case in cases if any(part in case[0] for part in args.case)]
     print(f"{'case':<17}{'size':>10}  {'oracle ms':>18}  {'parse ms':>18}  {'trace ms':>18}  {'parse/or':>8}  {'trace/or':>8}")
     print(f"{'':<17}{'':>10}  {'median / p95':>18}  {'median / p95':>18}  {'median / p95':>18}")
     worst_parse = worst_trace = 0.0

@@ -19,17 +19,43 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "oracle_release: compares our template engine with transformers once per release (the `release` fixture)"
     )
+    if _fast_only(config):
+        # the fast tier (tests/tiers.py) runs fewer generated examples; read when test modules import
+        from tiers import FAST_HYPOTHESIS_EXAMPLES
+
+        os.environ.setdefault("WORKBENCH_HYPOTHESIS_EXAMPLES", FAST_HYPOTHESIS_EXAMPLES)
+
+
+def _fast_only(config) -> bool:
+    """`-m fast`, the developer's tier (tests/tiers.py); any other mark expression runs as usual."""
+    return (config.option.markexpr or "").strip() == "fast"
+
+
+def pytest_ignore_collect(collection_path, config):
+    # `-m fast`: the other test files are not even imported (collecting all of them takes most of
+    # a minute); any other selection collects everything and filters by the mark.
+    if _fast_only(config) and collection_path.suffix == ".py":
+        from tiers import FAST_FILES
+
+        if collection_path.name.startswith("test_") and collection_path.name not in FAST_FILES:
+            return True
+    return None
 
 
 def pytest_collection_modifyitems(config, items):
     # `python -m tests.new_release` runs exactly these (-m oracle_release): the tests the `release`
     # fixture parametrizes (not those that parametrize a "release" of their own).
     from template_oracle import Release
+    from tiers import families, is_fast
 
+    known = families()
     for item in items:
         callspec = getattr(item, "callspec", None)
         if callspec is not None and isinstance(callspec.params.get("release"), Release):
             item.add_marker(pytest.mark.oracle_release)
+        # `python -m pytest -m fast`: the developer's tier (tests/tiers.py)
+        if is_fast(item.nodeid, known):
+            item.add_marker(pytest.mark.fast)
 
 
 @pytest.fixture

@@ -80,6 +80,14 @@ def _single_group(m) -> str | None:
 
 
 @lru_cache(maxsize=2048)
+def _searcher(pattern: str) -> tuple:
+    """An x-regex's compiled search and whether it reads the one unnamed group: one cache
+    lookup per node where rx.search and _reader took two, and two calls (the traced walk)."""
+    compiled = compile_re(pattern)
+    return compiled.search, compiled.groups == 1 and not compiled.groupindex
+
+
+@lru_cache(maxsize=2048)
 def _reader(pattern: str):
     """_group_value, specialised to the pattern's groups: the common single unnamed group is read
     without building the groupdict and groups of every match."""
@@ -214,7 +222,7 @@ def _parser(schema: dict, content: Any, loc: Any, text: str | None) -> tuple[Any
         raise SchemaValueError(f"unknown x-parser {_preview(parser)} (known: 'json', 'gemma4-tool-call')")
     if not isinstance(content, str):
         raise SchemaTypeError(f"x-parser 'json' needs a string, got {_type_name(content)}: {_preview(content)}")
-    args = schema.get("x-parser-args", {})
+    args = schema.get("x-parser-args", _NO_ARGS)
     transform = args.get("transform")
     allow_non_json = args.get("allow_non_json", False)
     if allow_non_json and content[:1] not in _JSON_FIRST:
@@ -265,7 +273,27 @@ def _jmespath(transform: str):
 _TRANSFORMS = TreeInterpreter()
 
 
-_json_loads = json.loads
+_scan_json = json._default_decoder.scan_once  # what json.loads runs, without its Python steps
+
+
+def _json_loads(content: str) -> Any:
+    """``json.loads(content)``. The usual tool-call arguments are one object filling the content:
+    the decoder's scanner reads it directly (json.loads would first run two Python calls and two
+    whitespace regexes around it, a fifth of the node on short arguments); anything else, and
+    every failure, goes through json.loads itself, for its exact value and error."""
+    if content[:1] in _JSON_CONTAINERS and type(content) is str:
+        try:
+            value, end = _scan_json(content, 0)
+        except Exception:  # noqa: BLE001 - json.loads below raises it again, as the runtime does
+            return json.loads(content)
+        if end == len(content):
+            return value
+    return json.loads(content)
+
+
+_JSON_CONTAINERS = ("{", "[")
+_NO_ARGS: dict = {}  # (read only)
+_NO_PROPERTIES: dict = {}  # (read only: looked in, iterated)
 # The shortest JSON text that can nest deeper than transformers' json.loads decodes.
 _DEEP_JSON_LENGTH = 2 * RUNTIME_JSON_DEPTH
 
@@ -352,7 +380,7 @@ def _walk(content: Any, schema: Any) -> Any:
                 if value is not None:
                     out[key] = value
         elif isinstance(content, dict):
-            known = get("properties", {})
+            known = get("properties", _NO_PROPERTIES)
             for key, child in known.items():
                 if "const" in child:
                     out[key] = child["const"]
@@ -366,7 +394,7 @@ def _walk(content: Any, schema: Any) -> Any:
             additional = get("additionalProperties", True)
             if additional is not False:
                 additional = additional if isinstance(additional, dict) else {}
-                known = get("properties", {})
+                known = get("properties", _NO_PROPERTIES)
                 for key, value in content.items():
                     if key not in known:
                         if additional:
@@ -562,7 +590,11 @@ class _Run:
         kind = type(loc)
         if kind is int and isinstance(content, str):
             tn.input_kind = _RAW
-            tn.span = tn.source_span = near = (loc, loc + len(content))
+            near = tn.source_span  # the parent's span: the same one when the parent hands on all of its input
+            end = loc + len(content)
+            if near is None or near[1] != end or near[0] != loc:
+                near = (loc, end)
+            tn.span = tn.source_span = near
         elif kind is tuple and (plain or not (isinstance(content, str) and _wants_raw(schema))):
             # a JSON member that need not be located now (the usual case): _describe, inline
             container = loc[0]
@@ -594,19 +626,21 @@ class _Run:
         kv_pattern = get("x-regex-key-value")
 
         if regex_pattern is not None:
-            m = _search(regex_pattern, content)
+            search, single = _searcher(regex_pattern)  # _search and _reader, inline
+            m = search(content)
             if not m:
                 tn.no_match = "x-regex"
                 return None
-            value = _reader(regex_pattern)(m)
+            value = m.group(1) if single else _group_value(m)
             base = loc if isinstance(loc, int) else None
             if tn.found:  # _note and _group_loc, inline: this runs for most nodes with a regex
                 tn.found.append(("x-regex", 0, m, base, None))
             else:
                 tn.found = [("x-regex", 0, m, base, None)]
             if base is not None:
-                s, e = m.span()
-                near = (base + s, base + e)
+                if node_type == "object" or node_type == "array":  # only children are placed near it
+                    s, e = m.span()
+                    near = (base + s, base + e)
                 # a str comes from the pattern's one unnamed group
                 loc = base + m.start(1) if type(value) is str else _group_loc(m, base, value)
             else:
@@ -696,7 +730,7 @@ class _Run:
                         out[key] = value
         elif isinstance(content, dict):
             locs, via = _member_locs(content, loc), _via(tn)
-            properties = schema.get("properties", {})
+            properties = schema.get("properties", _NO_PROPERTIES)
             cached = self.cache is not None
             for key, child in properties.items():
                 if "const" in child:
@@ -733,7 +767,7 @@ class _Run:
             additional = schema.get("additionalProperties", True)
             if additional is not False:
                 additional = additional if isinstance(additional, dict) else {}
-                known = schema.get("properties", {})
+                known = schema.get("properties", _NO_PROPERTIES)
                 if not additional and type(locs) is _JsonPath:
                     self._json_members(content, known, additional, locs, tn, via, near, out)
                 elif not cached:
@@ -809,11 +843,13 @@ class _Run:
                 tn.children = []
             children = tn.children
             run = self._node
+            if type(locs) is not list or len(locs) != len(content):  # (an iterator's items: one loc each)
+                locs = [_member(locs, i) for i in range(len(content))]
             for i, item in enumerate(content):
                 child = _TraceNode(path, item_schema, i, via, tr.NONE, None, near)
                 children.append(child)
                 try:  # node(), inline
-                    value = run(item, item_schema, _member(locs, i), child)
+                    value = run(item, item_schema, locs[i], child)
                 except RecursionError:
                     raise
                 except Exception as exc:
@@ -976,11 +1012,25 @@ def trace(
         disarm(token)
         _deep_leave()
         if collecting:
-            gc.enable()
+            _enable_keeping(gc)
     if cache is not None:
         cache.finish()
         root = holder.children[0] if holder.children else tr.TraceNode("", schema, None, None, error=_message(error))
     return tr.Trace(raw if raw is not None else "", root, value, error, members)
+
+
+def _enable_keeping(collector) -> None:
+    """Turn the cycle collector back on after a trace, its objects moved to the oldest generation
+    first. A trace is a tree without back links (freed by reference counting), but the collector
+    counts every node it built while it was off: on again, its next allocation would run a young
+    collection over all of them (a third of a 500 KB trace's time) and, ten later, a middle one,
+    to find no cycle. ``freeze`` then ``unfreeze`` moves the young objects to the oldest generation
+    in one step and resets the count (the analysis process keeps the collector off for the same
+    reason). Only when nothing is frozen: a caller's frozen objects stay frozen."""
+    if collector.get_freeze_count() == 0:
+        collector.freeze()
+        collector.unfreeze()
+    collector.enable()
 
 
 def _message(error: Exception | None) -> str | None:
