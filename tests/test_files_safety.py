@@ -137,7 +137,7 @@ def test_text_utf8_cannot_carry_is_refused_not_half_written(tmp_path):
 
 WRITER = textwrap.dedent("""\
     import os, sys, time
-    from workbench import files
+    from workbench.store import files
     fsync = os.fsync
     def slow(fd):  # the moment the temporary file is full-size: tell the test, then take a while
         print("staged", flush=True)
